@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// One system-library module per C library; each is wrapped once, in PlayolaEngine or PlayolaAppliance.
+func systemLibrary(_ name: String, pkgConfig: String?, apt: String) -> Target {
+    .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+let package = Package(
+    name: "PlayolaAppliance",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "PlayolaEngine", targets: ["PlayolaEngine"]),
+        .executable(name: "playola", targets: ["PlayolaAppliance"]),
+    ],
+    targets: [
+        systemLibrary("CALSA", pkgConfig: "alsa", apt: "libasound2-dev"),
+        systemLibrary("CMPG123", pkgConfig: "libmpg123", apt: "libmpg123-dev"),
+        systemLibrary("CFAAD", pkgConfig: "faad2", apt: "libfaad-dev"),
+        systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
+        systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
+        systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
+        systemLibrary("CINIH", pkgConfig: "inih", apt: "libinih-dev"),
+        .target(name: "CGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
+        .target(
+            name: "PlayolaEngine",
+            dependencies: ["CALSA", "CMPG123", "CFAAD", "CSoxr", "CSndFile"]
+        ),
+        .executableTarget(
+            name: "PlayolaAppliance",
+            dependencies: ["PlayolaEngine", "CGPIO", "CINIH", "CCurl"]
+        ),
+        .testTarget(name: "PlayolaEngineTests", dependencies: ["PlayolaEngine"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,41 @@
+/// Plain `--name value` options and positional words, parsed without outside packages.
+struct Arguments {
+    private(set) var options: [String: String] = [:]
+    private(set) var flags: Set<String> = []
+    private(set) var positional: [String] = []
+
+    /// `valued` lists the options that take a value; any other `--word` is a flag.
+    init(_ words: [String], valued: Set<String>) throws(UsageError) {
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            if word.hasPrefix("--") {
+                let name = String(word.dropFirst(2))
+                if let equals = name.firstIndex(of: "=") {
+                    options[String(name[..<equals])] = String(name[name.index(after: equals)...])
+                } else if valued.contains(name) {
+                    guard index + 1 < words.count else { throw UsageError("--\(name) needs a value") }
+                    options[name] = words[index + 1]
+                    index += 1
+                } else {
+                    flags.insert(name)
+                }
+            } else {
+                positional.append(word)
+            }
+            index += 1
+        }
+        let unknown = Set(options.keys).subtracting(valued)
+        if let name = unknown.sorted().first { throw UsageError("unknown option --\(name)") }
+    }
+
+    func required(_ name: String) throws(UsageError) -> String {
+        guard let value = options[name] else { throw UsageError("--\(name) is required") }
+        return value
+    }
+}
+
+struct UsageError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

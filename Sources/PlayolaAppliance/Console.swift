@@ -1,0 +1,20 @@
+import Glibc
+
+/// Whole lines straight to a file descriptor: no stdio buffering between the service and journald or a pipe.
+enum Console {
+    static func out(_ line: String) { write(line, to: 1) }
+    static func error(_ line: String) { write(line, to: 2) }
+
+    private static func write(_ line: String, to fd: Int32) {
+        var text = line + "\n"
+        text.withUTF8 { bytes in
+            var done = 0
+            while done < bytes.count {
+                let result = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+                if result < 0 && errno == EINTR { continue }
+                guard result > 0 else { return }
+                done += result
+            }
+        }
+    }
+}

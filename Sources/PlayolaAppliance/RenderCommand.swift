@@ -1,0 +1,72 @@
+import FoundationEssentials
+import Glibc
+import PlayolaEngine
+
+/// `playola render`: a schedule rendered in virtual time to a WAV file or the null sink.
+enum RenderCommand {
+    static let help = """
+        usage: playola render --schedule FILE.json --media DIR --from ISO8601 --duration SECONDS --out OUT.wav|null
+                              [--rate 48000|44100] [--format s16|s24|f32]
+
+        Renders a Playola schedule as fast as the CPU allows, against a clock driven by the frames written.
+        Download URLs are resolved to files in DIR by their last path component (percent-decoded).
+        Prints what played when, and names each spin it had to drop and why.
+        """
+
+    static func run(_ words: [String]) throws -> Int32 {
+        let arguments = try Arguments(words, valued: ["schedule", "media", "from", "duration", "out", "rate", "format"])
+        if arguments.flags.contains("help") {
+            Console.out(help)
+            return 0
+        }
+        let schedulePath = try arguments.required("schedule")
+        let media = MediaDirectory(path: try arguments.required("media"))
+        let fromText = try arguments.required("from")
+        guard let from = PlayolaDate.parse(fromText) else { throw UsageError("--from: not an ISO 8601 date: \(fromText)") }
+        guard let duration = Double(try arguments.required("duration")), duration > 0 else {
+            throw UsageError("--duration: a positive number of seconds")
+        }
+        let rate = Int(arguments.options["rate"] ?? "48000") ?? 0
+        guard rate == 48000 || rate == 44100 else { throw UsageError("--rate: 48000 or 44100") }
+        let format: SampleFormat
+        switch arguments.options["format"] ?? "s16" {
+        case "s16": format = .s16
+        case "s24": format = .s24
+        case "f32", "float": format = .float32
+        case let other: throw UsageError("--format: s16, s24 or f32, not \(other)")
+        }
+        let out = try arguments.required("out")
+
+        guard let data = readFile(schedulePath) else {
+            throw UsageError("\(schedulePath): cannot read: \(String(cString: strerror(errno)))")
+        }
+        let decoded = try Schedule.decode(data)
+        for dropped in decoded.dropped { Console.error("\(schedulePath): \(dropped)") }
+
+        let sink: any AudioSink = out == "null"
+            ? NullSink(sampleRate: rate)
+            : try WAVFileSink(path: out, sampleRate: rate, format: format)
+        let renderer = ProgramRenderer(
+            schedule: decoded.schedule, from: from, sink: sink,
+            resolveFile: { spin in spin.audioBlock.downloadURL.map(media.file(for:)) },
+            report: { event in Console.out(event.description) })
+        try renderer.render(frames: Int64(duration * Double(rate)))
+        try sink.drain()
+        return 0
+    }
+}
+
+/// The whole file, or nil (errno says why).
+func readFile(_ path: String) -> Data? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var data = Data()
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let got = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if got < 0 { return nil }
+        if got == 0 { return data }
+        data.append(contentsOf: chunk[0..<got])
+    }
+}

@@ -1,0 +1,147 @@
+import CFAAD
+import Glibc
+
+/// AAC (LC and HE) through libfaad2, fed access units from an `AACTrack` read out of MP4 or ADTS.
+/// Seeks restart the decoder two units early, so the overlap state is rebuilt before the target.
+public final class AACDecoder: AudioDecoder {
+    public let sampleRate: Int
+    public let channelCount: Int
+    public let frameCount: Int64?
+    private let handle: NeAACDecHandle
+    private let fd: Int32
+    private let path: String
+    private let track: AACTrack
+    /// Output frames per access unit and the priming, in output frames.
+    private let unitFrames: Int64
+    private let priming: Int64
+    private let endFrame: Int64?
+    private var unitBuffer: [UInt8]
+    private var nextUnit = 0
+    /// Absolute output frame (priming included) of the next frame `read` returns.
+    private var position: Int64
+    /// Decoded frames of the current unit not yet returned.
+    private var pending: UnsafePointer<Float>?
+    private var pendingFrames = 0
+    /// What a damaged unit decodes to.
+    private let silenceBuffer: UnsafeMutablePointer<Float>
+    private static let prerollUnits = 2
+
+    init(track: AACTrack, path: String) throws(AudioDecoderError) {
+        self.path = path
+        self.track = track
+        guard !track.unitSizes.isEmpty else { throw .invalid(path: path, reason: "no audio frames") }
+        guard let handle = NeAACDecOpen() else { throw .cannotOpen(path: path, reason: "NeAACDecOpen failed") }
+        self.handle = handle
+        let config = NeAACDecGetCurrentConfiguration(handle)!
+        config.pointee.outputFormat = UInt8(FAAD_FMT_FLOAT)
+        config.pointee.downMatrix = 1
+        config.pointee.dontUpSampleImplicitSBR = 0
+        NeAACDecSetConfiguration(handle, config)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        var buffer = [UInt8](repeating: 0, count: Int(track.unitSizes.max() ?? 0) + 16)
+        var rate: UInt = 0
+        var channels: UInt8 = 0
+        var status: Int32 = -1
+        if var asc = track.decoderConfig {
+            status = Int32(NeAACDecInit2(handle, &asc, UInt(asc.count), &rate, &channels))
+        } else if fd >= 0 {
+            let size = Int(track.unitSizes[0])
+            let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, size, off_t(track.unitOffsets[0])) }
+            if got == size { status = Int32(NeAACDecInit(handle, &buffer, UInt(size), &rate, &channels)) }
+        }
+        guard fd >= 0, status >= 0, rate > 0, channels > 0 else {
+            if fd >= 0 { close(fd) }
+            NeAACDecClose(handle)
+            throw .invalid(path: path, reason: "the AAC decoder rejected the stream configuration")
+        }
+        self.fd = fd
+        unitBuffer = buffer
+        sampleRate = Int(rate)
+        channelCount = min(Int(channels), 2)
+        unitFrames = track.unitDuration * Int64(rate) / track.timescale
+        let priming = track.priming * Int64(rate) / track.timescale
+        self.priming = priming
+        endFrame = track.validDuration.map { priming + $0 * Int64(rate) / track.timescale }
+        frameCount = track.validDuration.map { $0 * Int64(rate) / track.timescale }
+        position = 0
+        silenceBuffer = .allocate(capacity: Int(unitFrames) * 2)
+        silenceBuffer.initialize(repeating: 0, count: Int(unitFrames) * 2)
+        try seek(toFrame: 0)
+    }
+
+    deinit {
+        NeAACDecClose(handle)
+        close(fd)
+        silenceBuffer.deallocate()
+    }
+
+    public func read(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) throws(AudioDecoderError) -> Int {
+        var written = 0
+        while written < maxFrames {
+            if let endFrame, position >= endFrame { break }
+            if pendingFrames == 0 {
+                guard try decodeNextUnit() else { break }
+                continue
+            }
+            var count = min(pendingFrames, maxFrames - written)
+            if let endFrame { count = Int(min(Int64(count), endFrame - position)) }
+            (buffer + written * channelCount).update(from: pending!, count: count * channelCount)
+            pending! += count * channelCount
+            pendingFrames -= count
+            position += Int64(count)
+            written += count
+        }
+        return written
+    }
+
+    public func seek(toFrame frame: Int64) throws(AudioDecoderError) {
+        let target = max(0, frame) + priming
+        let unit = Int(target / unitFrames)
+        nextUnit = max(0, unit - Self.prerollUnits)
+        NeAACDecPostSeekReset(handle, nextUnit)
+        pendingFrames = 0
+        position = Int64(nextUnit) * unitFrames
+        while position < target {
+            if pendingFrames == 0 {
+                guard try decodeNextUnit() else { return }
+                continue
+            }
+            let skip = Int(min(Int64(pendingFrames), target - position))
+            pending! += skip * channelCount
+            pendingFrames -= skip
+            position += Int64(skip)
+        }
+    }
+
+    /// Decodes the next access unit into `pending`. False at the end of the track.
+    private func decodeNextUnit() throws(AudioDecoderError) -> Bool {
+        guard nextUnit < track.unitSizes.count else { return false }
+        if let missing = track.firstMissingUnit, nextUnit >= missing {
+            throw .truncated(path: path, atFrame: max(0, position - priming))
+        }
+        let size = Int(track.unitSizes[nextUnit])
+        let got = unitBuffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, size, off_t(track.unitOffsets[nextUnit])) }
+        guard got == size else { throw .truncated(path: path, atFrame: max(0, position - priming)) }
+        nextUnit += 1
+        var info = NeAACDecFrameInfo()
+        let samples = unitBuffer.withUnsafeMutableBufferPointer { NeAACDecDecode(handle, &info, $0.baseAddress, UInt(size)) }
+        let frames = Int(info.samples) / max(1, Int(info.channels))
+        guard info.error == 0, let samples, frames > 0 else {
+            // A damaged unit is one unit of silence, not the end of the song: the decoder resyncs on the next.
+            pending = UnsafePointer(silence(frames: Int(unitFrames)))
+            pendingFrames = Int(unitFrames)
+            return true
+        }
+        guard Int(info.channels) == channelCount else {
+            throw .decodeFailed(path: path, reason: "channel count changed mid-stream")
+        }
+        pending = UnsafePointer(samples.assumingMemoryBound(to: Float.self))
+        pendingFrames = frames
+        return true
+    }
+
+    private func silence(frames: Int) -> UnsafeMutablePointer<Float> {
+        silenceBuffer.update(repeating: 0, count: frames * channelCount)
+        return silenceBuffer
+    }
+}

@@ -1,0 +1,44 @@
+import CSndFile
+
+/// WAV, FLAC, Ogg Vorbis/Opus and the other formats of libsndfile (for local folders).
+public final class SndFileDecoder: AudioDecoder {
+    public let sampleRate: Int
+    public let channelCount: Int
+    public let frameCount: Int64?
+    private let file: OpaquePointer
+    private let path: String
+
+    public init(path: String) throws(AudioDecoderError) {
+        self.path = path
+        var info = SF_INFO()
+        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+            throw .invalid(path: path, reason: String(cString: sf_strerror(nil)))
+        }
+        self.file = file
+        guard info.samplerate > 0, info.channels > 0 else {
+            sf_close(file)
+            throw .invalid(path: path, reason: "no audio stream")
+        }
+        sampleRate = Int(info.samplerate)
+        channelCount = Int(info.channels)
+        frameCount = info.frames > 0 ? Int64(info.frames) : nil
+        // Integer PCM is read as float in [-1, 1], without clipping surprises.
+        sf_command(file, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
+    }
+
+    deinit { sf_close(file) }
+
+    public func read(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) throws(AudioDecoderError) -> Int {
+        let got = sf_readf_float(file, buffer, sf_count_t(maxFrames))
+        if got < 0 || (got == 0 && sf_error(file) != 0) {
+            throw .decodeFailed(path: path, reason: String(cString: sf_strerror(file)))
+        }
+        return Int(got)
+    }
+
+    public func seek(toFrame frame: Int64) throws(AudioDecoderError) {
+        guard sf_seek(file, sf_count_t(frame), SEEK_SET) >= 0 else {
+            throw .decodeFailed(path: path, reason: "seek to frame \(frame): " + String(cString: sf_strerror(file)))
+        }
+    }
+}

@@ -1,0 +1,65 @@
+/// Sums the voices of one block, each under its gain envelope, and limits the sum to [-1, 1].
+///
+/// Real-time safe: it reads rings and preallocated memory only — no decoding, allocation, locks or logs.
+/// A voice with nothing in its ring is silence; a voice that fell behind the block skips to it.
+public enum Mixer {
+    /// Mixes `frames` frames starting at mix frame `blockStart` into `output` (interleaved stereo).
+    public static func mix(
+        _ voices: [Voice], blockStart: Int64, frames: Int, into output: UnsafeMutablePointer<Float>
+    ) {
+        output.update(repeating: 0, count: frames * 2)
+        for voice in voices { add(voice, blockStart: blockStart, frames: frames, into: output) }
+        for index in 0..<frames * 2 { output[index] = min(1, max(-1, output[index])) }
+    }
+
+    @inline(__always)
+    static func add(_ voice: Voice, blockStart: Int64, frames: Int, into output: UnsafeMutablePointer<Float>) {
+        let firstVoiceFrame = blockStart - voice.startFrame
+        // Never backfill: a voice behind the block drops what it is late by.
+        if voice.readFrame < firstVoiceFrame {
+            voice.readFrame += Int64(voice.ring.skip(frames: Int(firstVoiceFrame - voice.readFrame)))
+        }
+        let blockOffset = Int(max(0, voice.readFrame - firstVoiceFrame))
+        guard blockOffset < frames else { return }
+        let envelope = voice.envelope
+        let framesPerMS = Double(voice.mixRate) / 1000
+        var voiceFrame = voice.readFrame
+        let consumed = voice.ring.consume(frames: frames - blockOffset) { source, count, offset in
+            var done = 0
+            while done < count {
+                // One linear piece of the envelope at a time: gain = g0 + slope * k.
+                let ms = Double(voiceFrame) / framesPerMS
+                let segment = envelope.segmentIndex(atMS: ms)
+                let a = envelope.points[segment]
+                var run = count - done
+                var g0 = a.gain
+                var slope: Float = 0
+                if segment + 1 < envelope.points.count {
+                    let b = envelope.points[segment + 1]
+                    let endFrame = Int64((b.ms * framesPerMS).rounded(.up))
+                    run = max(1, min(run, Int(endFrame - voiceFrame)))
+                    let perMS = (b.gain - a.gain) / Float(b.ms - a.ms)
+                    g0 = a.gain + perMS * Float(ms - a.ms)
+                    slope = perMS / Float(framesPerMS)
+                }
+                let out = output + (blockOffset + offset + done) * 2
+                let input = source + done * 2
+                if slope == 0 {
+                    for k in 0..<run {
+                        out[2 * k] += input[2 * k] * g0
+                        out[2 * k + 1] += input[2 * k + 1] * g0
+                    }
+                } else {
+                    for k in 0..<run {
+                        let gain = g0 + slope * Float(k)
+                        out[2 * k] += input[2 * k] * gain
+                        out[2 * k + 1] += input[2 * k + 1] * gain
+                    }
+                }
+                done += run
+                voiceFrame += Int64(run)
+            }
+        }
+        voice.readFrame += Int64(consumed)
+    }
+}

@@ -1,0 +1,157 @@
+/// One spin on its way to the mix: its decoder (and resampler), positioned at the join point, filling
+/// a ring of stereo frames at the mix rate, and the gain envelope the mixer applies.
+///
+/// Positions are "voice frames": frames at the mix rate counted from the file's first sample, which is
+/// heard at the spin's airtime.
+public final class Voice {
+    public let spin: Spin
+    public let envelope: GainEnvelope
+    public let mixRate: Int
+    /// The mix frame at which voice frame 0 is heard.
+    public let startFrame: Int64
+    /// The first voice frame this voice plays (0 unless it joined mid-file).
+    public let joinFrame: Int64
+    public let ring: SampleRing
+    /// The file's length in voice frames when the decoder knows it.
+    public let expectedFrames: Int64?
+
+    /// Voice frame of the next frame the ring receives (decode side).
+    public private(set) var writeFrame: Int64
+    /// Voice frame of the next frame the mixer reads (render side).
+    var readFrame: Int64
+    /// The decoder reached the end (or failed) and everything it produced is in the ring.
+    public private(set) var isExhausted = false
+    public private(set) var failure: AudioDecoderError?
+
+    private let decoder: any AudioDecoder
+    private let resampler: Resampler?
+    /// Resampled frames still to drop before `joinFrame` (a join starts on the resampler's grid).
+    private var discard: Int64
+    private let chunkFrames = 1024
+    private let decoded: UnsafeMutablePointer<Float>
+    private let stereo: UnsafeMutablePointer<Float>
+    private let resampled: UnsafeMutablePointer<Float>
+    private let resampledCapacity: Int
+    /// Decoded stereo frames not yet given to the resampler.
+    private var inputOffset = 0
+    private var inputCount = 0
+    /// Mix-rate frames ready for the ring: `stereo` when the rates match, else `resampled`.
+    private var ready: UnsafeMutablePointer<Float>
+    private var readyOffset = 0
+    private var readyCount = 0
+    private var decoderDone = false
+
+    /// Output frames a resampled join starts early by, so that the filter has settled at `joinFrame`.
+    static let resamplerPreroll: Int64 = 4096
+
+    public init(
+        spin: Spin, decoder: any AudioDecoder, mixRate: Int, startFrame: Int64, joinFrame: Int64,
+        ringSeconds: Double = 2
+    ) throws(AudioDecoderError) {
+        self.spin = spin
+        self.envelope = spin.envelope
+        self.mixRate = mixRate
+        self.startFrame = startFrame
+        self.joinFrame = max(0, joinFrame)
+        self.decoder = decoder
+        ring = SampleRing(capacityFrames: Int(Double(mixRate) * ringSeconds))
+        expectedFrames = decoder.frameCount.map { $0 * Int64(mixRate) / Int64(decoder.sampleRate) }
+        decoded = .allocate(capacity: chunkFrames * max(2, decoder.channelCount))
+        stereo = .allocate(capacity: chunkFrames * 2)
+        if decoder.sampleRate == mixRate {
+            resampler = nil
+            resampledCapacity = 0
+            discard = 0
+            try decoder.seek(toFrame: self.joinFrame)
+        } else {
+            let resampler = try Resampler(from: decoder.sampleRate, to: mixRate)
+            self.resampler = resampler
+            let grid = max(0, (self.joinFrame - Self.resamplerPreroll) / resampler.gridOutput)
+            discard = self.joinFrame - grid * resampler.gridOutput
+            resampledCapacity = 4 * (chunkFrames * mixRate / decoder.sampleRate + 64)
+            try decoder.seek(toFrame: grid * resampler.gridInput)
+        }
+        resampled = .allocate(capacity: max(1, resampledCapacity) * 2)
+        ready = stereo
+        writeFrame = self.joinFrame
+        readFrame = self.joinFrame
+    }
+
+    deinit {
+        decoded.deallocate()
+        stereo.deallocate()
+        resampled.deallocate()
+    }
+
+    /// Decodes until the ring holds frames up to voice frame `target` (exclusive), the ring is full, or
+    /// the file ends. Runs on the decode side: a worker live, the render loop in virtual time.
+    public func fill(upTo target: Int64) {
+        while !isExhausted, writeFrame < target, ring.availableToWrite > 0 {
+            if readyOffset < readyCount {
+                let count = min(readyCount - readyOffset, Int(target - writeFrame), ring.availableToWrite)
+                ring.write(ready + readyOffset * 2, frames: count)
+                readyOffset += count
+                writeFrame += Int64(count)
+            } else {
+                produce()
+            }
+        }
+    }
+
+    /// Makes the next stretch of mix-rate frames ready: decodes a chunk when the last is used up, and
+    /// passes it through the resampler (flushing it at the end), dropping the join preroll.
+    private func produce() {
+        if inputCount == 0 && !decoderDone {
+            var frames = 0
+            do {
+                frames = try decoder.read(into: decoded, maxFrames: chunkFrames)
+            } catch {
+                failure = error
+            }
+            decoderDone = frames == 0
+            toStereo(frames)
+            inputOffset = 0
+            inputCount = frames
+        }
+        readyOffset = 0
+        readyCount = 0
+        guard let resampler else {
+            ready = stereo
+            readyCount = inputCount
+            inputCount = 0
+            isExhausted = decoderDone
+            return
+        }
+        ready = resampled
+        let result = resampler.process(
+            inputCount > 0 ? stereo + inputOffset * 2 : nil, inputFrames: inputCount,
+            into: resampled, maxOutput: resampledCapacity)
+        inputOffset += result.consumed
+        inputCount -= result.consumed
+        readyCount = result.produced
+        if result.consumed == 0 && result.produced == 0 && (decoderDone || inputCount > 0) {
+            isExhausted = true // flushed (or a resampler that makes no progress: end rather than spin)
+        }
+        let drop = Int(min(Int64(readyCount), discard))
+        discard -= Int64(drop)
+        readyOffset = drop
+    }
+
+    private func toStereo(_ frames: Int) {
+        switch decoder.channelCount {
+        case 2:
+            stereo.update(from: decoded, count: frames * 2)
+        case 1:
+            for index in 0..<frames {
+                stereo[2 * index] = decoded[index]
+                stereo[2 * index + 1] = decoded[index]
+            }
+        default:
+            let channels = decoder.channelCount
+            for index in 0..<frames {
+                stereo[2 * index] = decoded[channels * index]
+                stereo[2 * index + 1] = decoded[channels * index + 1]
+            }
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import CALSA
+import Glibc
+
+/// Plays the mix on an ALSA PCM. Opens in blocking mode, negotiates the sample format (in order of
+/// preference), the rate (the one asked for, else the other of 48/44.1 kHz — never ALSA's resampler) and
+/// a buffer of `bufferTime`. All error recovery is in `recover`, which decides by the error and the PCM
+/// state, as MPD's `Recover()` does; callers see typed errors only for what they must act on.
+public final class ALSASink: AudioSink {
+    public let device: String
+    public let sampleRate: Int
+    public let format: SampleFormat
+    public let bytesPerSample: Int
+    public let bufferFrames: Int
+    public let periodFrames: Int
+    private let pcm: OpaquePointer
+    private let scratch: UnsafeMutableRawPointer
+    private let scratchFrames: Int
+    /// Underruns in a row without a successful write between them.
+    private var consecutiveXruns = 0
+    private static let maxConsecutiveXruns = 8
+
+    private static let candidates: [(SampleFormat, snd_pcm_format_t, Int)] = [
+        (.s32, SND_PCM_FORMAT_S32_LE, 4), (.s24, SND_PCM_FORMAT_S24_LE, 4), (.s24, SND_PCM_FORMAT_S24_3LE, 3),
+        (.float32, SND_PCM_FORMAT_FLOAT_LE, 4), (.s16, SND_PCM_FORMAT_S16_LE, 2),
+    ]
+
+    public init(
+        device: String, sampleRate: Int = 48000, formats: [SampleFormat] = [.s32, .s24, .float32, .s16],
+        bufferTime: Double = 0.3
+    ) throws(AudioSinkError) {
+        self.device = device
+        var handle: OpaquePointer?
+        let status = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
+        guard status >= 0, let handle else { throw Self.classify(status, device: device, during: "open") }
+        pcm = handle
+        var params: OpaquePointer?
+        snd_pcm_hw_params_malloc(&params)
+        defer { snd_pcm_hw_params_free(params) }
+        snd_pcm_hw_params_any(pcm, params)
+        snd_pcm_hw_params_set_rate_resample(pcm, params, 0)
+        var chosen: (SampleFormat, Int)?
+        var failure = "no sample format of \(formats.map(\.rawValue)) is accepted"
+        if snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED) < 0 {
+            failure = "interleaved access refused"
+        } else if snd_pcm_hw_params_set_channels(pcm, params, 2) < 0 {
+            failure = "stereo refused"
+        } else {
+            for (ours, theirs, bytes) in Self.candidates where formats.contains(ours) {
+                if snd_pcm_hw_params_test_format(pcm, params, theirs) == 0, snd_pcm_hw_params_set_format(pcm, params, theirs) == 0 {
+                    chosen = (ours, bytes)
+                    break
+                }
+            }
+        }
+        var rate: UInt32 = 0
+        for candidate in [sampleRate, sampleRate == 44100 ? 48000 : 44100] where chosen != nil && rate == 0 {
+            if snd_pcm_hw_params_set_rate(pcm, params, UInt32(candidate), 0) == 0 { rate = UInt32(candidate) }
+        }
+        if chosen != nil && rate == 0 { failure = "neither 48000 nor 44100 Hz is accepted" }
+        guard let chosen, rate > 0 else {
+            snd_pcm_close(pcm)
+            throw .unsupported(device: device, reason: failure)
+        }
+        var bufferTimeUS = UInt32(bufferTime * 1_000_000)
+        var periodTimeUS = bufferTimeUS / 4
+        var direction: Int32 = 0
+        snd_pcm_hw_params_set_buffer_time_near(pcm, params, &bufferTimeUS, &direction)
+        snd_pcm_hw_params_set_period_time_near(pcm, params, &periodTimeUS, &direction)
+        let applied = snd_pcm_hw_params(pcm, params)
+        guard applied >= 0 else {
+            snd_pcm_close(pcm)
+            throw Self.classify(applied, device: device, during: "configure")
+        }
+        var bufferSize: snd_pcm_uframes_t = 0
+        var periodSize: snd_pcm_uframes_t = 0
+        snd_pcm_hw_params_get_buffer_size(params, &bufferSize)
+        snd_pcm_hw_params_get_period_size(params, &periodSize, &direction)
+        var software: OpaquePointer?
+        snd_pcm_sw_params_malloc(&software)
+        snd_pcm_sw_params_current(pcm, software)
+        snd_pcm_sw_params_set_start_threshold(pcm, software, bufferSize / 2)
+        snd_pcm_sw_params_set_avail_min(pcm, software, periodSize)
+        snd_pcm_sw_params(pcm, software)
+        snd_pcm_sw_params_free(software)
+
+        self.sampleRate = Int(rate)
+        self.format = chosen.0
+        self.bytesPerSample = chosen.1
+        self.bufferFrames = Int(bufferSize)
+        self.periodFrames = Int(periodSize)
+        scratchFrames = max(1024, Int(periodSize))
+        scratch = .allocate(byteCount: scratchFrames * 2 * 4, alignment: 16)
+    }
+
+    deinit {
+        snd_pcm_close(pcm)
+        scratch.deallocate()
+    }
+
+    public func write(_ samples: UnsafePointer<Float>, frames: Int) throws(AudioSinkError) {
+        var done = 0
+        while done < frames {
+            let count = min(scratchFrames, frames - done)
+            format.convert(samples + done * 2, count: count * 2, into: scratch, bytesPerSample: bytesPerSample)
+            var written = 0
+            while written < count {
+                let result = snd_pcm_writei(pcm, scratch + written * 2 * bytesPerSample, snd_pcm_uframes_t(count - written))
+                if result >= 0 {
+                    written += result
+                    consecutiveXruns = 0
+                } else {
+                    try recover(Int32(result))
+                }
+            }
+            done += count
+        }
+    }
+
+    public func drain() throws(AudioSinkError) {
+        let result = snd_pcm_drain(pcm)
+        if result < 0 { try recover(result) }
+    }
+
+    /// Frames written but not yet heard: what to add to "now" to know when the next write is heard.
+    public func delay() -> Int {
+        var frames: snd_pcm_sframes_t = 0
+        return snd_pcm_delay(pcm, &frames) == 0 ? max(0, frames) : 0
+    }
+
+    /// The one place that decides what an ALSA error means.
+    private func recover(_ error: Int32) throws(AudioSinkError) {
+        if snd_pcm_state(pcm) == SND_PCM_STATE_DISCONNECTED {
+            throw .deviceGone(device: device, reason: "disconnected")
+        }
+        switch -error {
+        case EPIPE:
+            consecutiveXruns += 1
+            guard consecutiveXruns <= Self.maxConsecutiveXruns else { throw .xrun(device: device) }
+            let prepared = snd_pcm_prepare(pcm)
+            if prepared < 0 { throw Self.classify(prepared, device: device, during: "recover from underrun") }
+        case ESTRPIPE:
+            var attempts = 0
+            var resumed = snd_pcm_resume(pcm)
+            while resumed == -EAGAIN && attempts < 20 {
+                usleep(50_000)
+                attempts += 1
+                resumed = snd_pcm_resume(pcm)
+            }
+            if resumed < 0 && snd_pcm_prepare(pcm) < 0 { throw .suspended(device: device) }
+        case EINTR:
+            return
+        default:
+            throw Self.classify(error, device: device, during: "write")
+        }
+    }
+
+    static func classify(_ error: Int32, device: String, during action: String) -> AudioSinkError {
+        let reason = "\(action): " + String(cString: snd_strerror(error))
+        switch -error {
+        case ENODEV, ENOENT, EBADFD, EIO, ENXIO, EBUSY: return .deviceGone(device: device, reason: reason)
+        case ESTRPIPE: return .suspended(device: device)
+        case EPIPE: return .xrun(device: device)
+        default: return .unsupported(device: device, reason: reason)
+        }
+    }
+}

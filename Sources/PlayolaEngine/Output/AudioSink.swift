@@ -1,0 +1,32 @@
+/// Where the mix goes: an ALSA device, a WAV file, or nowhere. Frames are interleaved stereo Float32
+/// at `sampleRate`; each sink converts to its own sample format.
+public protocol AudioSink: AnyObject {
+    var sampleRate: Int { get }
+    /// Writes all `frames` frames, blocking as the device needs.
+    func write(_ samples: UnsafePointer<Float>, frames: Int) throws(AudioSinkError)
+    /// Lets what was written play out (a file is completed).
+    func drain() throws(AudioSinkError)
+}
+
+/// What a caller decides on when a sink fails.
+public enum AudioSinkError: Error, Equatable, CustomStringConvertible {
+    /// The device is not there (unplugged, never plugged, or the name is wrong).
+    case deviceGone(device: String, reason: String)
+    /// The device cannot play what we need (rate, channels, format).
+    case unsupported(device: String, reason: String)
+    /// The device was suspended and could not be resumed.
+    case suspended(device: String)
+    /// Underruns that recovery could not clear.
+    case xrun(device: String)
+    case io(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .deviceGone(let device, let reason): "audio device \(device) is gone: \(reason)"
+        case .unsupported(let device, let reason): "audio device \(device) cannot play: \(reason)"
+        case .suspended(let device): "audio device \(device) is suspended and did not resume"
+        case .xrun(let device): "audio device \(device) keeps underrunning"
+        case .io(let path, let reason): "\(path): \(reason)"
+        }
+    }
+}

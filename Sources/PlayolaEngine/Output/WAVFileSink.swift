@@ -1,0 +1,69 @@
+import Glibc
+
+/// Writes the mix to a RIFF/WAVE file: 16- or 24-bit PCM or 32-bit float, stereo. The header's sizes are
+/// rewritten at every drain, so a file cut short by a crash is still readable up to the last drain.
+public final class WAVFileSink: AudioSink {
+    public let sampleRate: Int
+    public let format: SampleFormat
+    public let path: String
+    private let fd: Int32
+    private var dataBytes: Int64 = 0
+    private let buffer: UnsafeMutableRawPointer
+    private let bufferFrames = 8192
+
+    public init(path: String, sampleRate: Int, format: SampleFormat = .s16) throws(AudioSinkError) {
+        self.path = path
+        self.sampleRate = sampleRate
+        self.format = format
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+        buffer = .allocate(byteCount: bufferFrames * 2 * 4, alignment: 16)
+        try writeHeader()
+    }
+
+    deinit {
+        try? drain()
+        close(fd)
+        buffer.deallocate()
+    }
+
+    public func write(_ samples: UnsafePointer<Float>, frames: Int) throws(AudioSinkError) {
+        var done = 0
+        while done < frames {
+            let count = min(bufferFrames, frames - done)
+            let bytes = count * 2 * format.packedBytes
+            format.convert(samples + done * 2, count: count * 2, into: buffer, bytesPerSample: format.packedBytes)
+            try writeAll(buffer, bytes, at: 44 + dataBytes)
+            dataBytes += Int64(bytes)
+            done += count
+        }
+    }
+
+    public func drain() throws(AudioSinkError) { try writeHeader() }
+
+    private func writeHeader() throws(AudioSinkError) {
+        var header: [UInt8] = []
+        func ascii(_ text: String) { header += Array(text.utf8) }
+        func le(_ value: Int, _ bytes: Int) { for index in 0..<bytes { header.append(UInt8(truncatingIfNeeded: value >> (8 * index))) } }
+        let blockAlign = 2 * format.packedBytes
+        let dataSize = Int(min(dataBytes, Int64(UInt32.max) - 36))
+        ascii("RIFF"); le(36 + dataSize, 4); ascii("WAVE")
+        ascii("fmt "); le(16, 4); le(format == .float32 ? 3 : 1, 2); le(2, 2)
+        le(sampleRate, 4); le(sampleRate * blockAlign, 4); le(blockAlign, 2); le(format.packedBytes * 8, 2)
+        ascii("data"); le(dataSize, 4)
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: header.count, alignment: 1)
+        defer { raw.deallocate() }
+        raw.copyMemory(from: header, byteCount: header.count)
+        try writeAll(raw, header.count, at: 0)
+    }
+
+    private func writeAll(_ bytes: UnsafeRawPointer, _ count: Int, at offset: Int64) throws(AudioSinkError) {
+        var done = 0
+        while done < count {
+            let result = pwrite(fd, bytes + done, count - done, off_t(offset) + off_t(done))
+            if result < 0 && errno == EINTR { continue }
+            guard result > 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+            done += result
+        }
+    }
+}
