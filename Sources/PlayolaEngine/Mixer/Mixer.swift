@@ -32,26 +32,30 @@ public enum Mixer {
                 let segment = envelope.segmentIndex(atMS: ms)
                 let a = envelope.points[segment]
                 var run = count - done
-                var g0 = a.gain
-                var slope: Float = 0
+                // gain(frame) = base + slope * (frame - anchor): a pure function of the voice frame, in
+                // Double, so a render joined mid-ramp is bit-identical to one that played through it.
+                var base = Double(a.gain)
+                var slope = 0.0
+                let anchor = a.ms * framesPerMS
                 if segment + 1 < envelope.points.count {
                     let b = envelope.points[segment + 1]
                     let endFrame = Int64((b.ms * framesPerMS).rounded(.up))
                     run = max(1, min(run, Int(endFrame - voiceFrame)))
-                    let perMS = (b.gain - a.gain) / Float(b.ms - a.ms)
-                    g0 = a.gain + perMS * Float(ms - a.ms)
-                    slope = perMS / Float(framesPerMS)
+                    slope = Double(b.gain - a.gain) / ((b.ms - a.ms) * framesPerMS)
+                    base = Double(a.gain)
                 }
                 let out = output + (blockOffset + offset + done) * 2
                 let input = source + done * 2
                 if slope == 0 {
+                    let gain = Float(base)
                     for k in 0..<run {
-                        out[2 * k] += input[2 * k] * g0
-                        out[2 * k + 1] += input[2 * k + 1] * g0
+                        out[2 * k] += input[2 * k] * gain
+                        out[2 * k + 1] += input[2 * k + 1] * gain
                     }
                 } else {
+                    let first = Double(voiceFrame) - anchor
                     for k in 0..<run {
-                        let gain = g0 + slope * Float(k)
+                        let gain = Float(base + slope * (first + Double(k)))
                         out[2 * k] += input[2 * k] * gain
                         out[2 * k + 1] += input[2 * k + 1] * gain
                     }
