@@ -5,6 +5,8 @@
 /// heard at the spin's airtime.
 public final class Voice {
     public let spin: Spin
+    /// The audio file, for messages.
+    public let file: String
     public let envelope: GainEnvelope
     public let mixRate: Int
     /// The mix frame at which voice frame 0 is heard.
@@ -45,10 +47,11 @@ public final class Voice {
     static let resamplerPreroll: Int64 = 4096
 
     public init(
-        spin: Spin, decoder: any AudioDecoder, mixRate: Int, startFrame: Int64, joinFrame: Int64,
+        spin: Spin, file: String, decoder: any AudioDecoder, mixRate: Int, startFrame: Int64, joinFrame: Int64,
         ringSeconds: Double = 2
     ) throws(AudioDecoderError) {
         self.spin = spin
+        self.file = file
         self.envelope = spin.envelope
         self.mixRate = mixRate
         self.startFrame = startFrame

@@ -85,7 +85,7 @@ public final class ProgramRenderer {
         }
         do {
             let decoder = try openAudioFile(path: path)
-            let voice = try Voice(spin: spin, decoder: decoder, mixRate: mixRate, startFrame: startFrame, joinFrame: join)
+            let voice = try Voice(spin: spin, file: path, decoder: decoder, mixRate: mixRate, startFrame: startFrame, joinFrame: join)
             voices.append(voice)
             if join == 0 {
                 report(PlayEvent(time: heard, kind: .start, spin: spin, detail: ""))
@@ -106,12 +106,12 @@ public final class ProgramRenderer {
                 report(PlayEvent(time: ended, kind: .error, spin: voice.spin, detail: "\(failure); silence after \(seconds(voice.writeFrame)) s"))
             } else if let expected = voice.expectedFrames, voice.writeFrame + Int64(mixRate) / 2 < expected {
                 report(PlayEvent(time: ended, kind: .error, spin: voice.spin,
-                                 detail: "file ended at \(seconds(voice.writeFrame)) s, expected \(seconds(expected)) s"))
+                                 detail: "\(voice.file): ended at \(seconds(voice.writeFrame)) s, expected \(seconds(expected)) s"))
             } else {
                 let durationFrames = Int64(voice.spin.audioBlock.durationMS) * Int64(mixRate) / 1000
                 let short = voice.writeFrame + Int64(mixRate) / 2 < durationFrames
                 report(PlayEvent(time: ended, kind: short ? .error : .end, spin: voice.spin,
-                                 detail: short ? "file is \(seconds(voice.writeFrame)) s long, the schedule says \(seconds(durationFrames)) s (truncated?)"
+                                 detail: short ? "\(voice.file): \(seconds(voice.writeFrame)) s long, the schedule says \(seconds(durationFrames)) s (truncated?)"
                                                : "after \(seconds(voice.writeFrame)) s"))
             }
             return true

@@ -21,6 +21,11 @@ struct ToneSchedule {
     /// Spin file paths by id.
     let files: [String: String]
 
+    init(spins: [ToneSpin], files: [String: String]) {
+        self.spins = spins
+        self.files = files
+    }
+
     init(_ spins: [ToneSpin]) throws {
         self.spins = spins
         var files: [String: String] = [:]
