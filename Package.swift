@@ -19,16 +19,16 @@ let package = Package(
         systemLibrary("CFAAD", pkgConfig: "faad2", apt: "libfaad-dev"),
         systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
         systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
-        systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         systemLibrary("CINIH", pkgConfig: "inih", apt: "libinih-dev"),
         .target(name: "CGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         .target(
             name: "PlayolaEngine",
-            dependencies: ["CALSA", "CMPG123", "CFAAD", "CSoxr", "CSndFile"]
+            dependencies: ["CALSA", "CMPG123", "CFAAD", "CSoxr", "CSndFile", "CCurl"]
         ),
         .executableTarget(
             name: "PlayolaAppliance",
-            dependencies: ["PlayolaEngine", "CGPIO", "CINIH", "CCurl"]
+            dependencies: ["PlayolaEngine", "CGPIO", "CINIH"]
         ),
         .testTarget(name: "PlayolaEngineTests", dependencies: ["PlayolaEngine"]),
     ],

@@ -1,0 +1,108 @@
+import CCurl
+import FoundationEssentials
+import Glibc
+import Synchronization
+
+/// HTTP over libcurl's multi interface, on one network thread for all transfers: schedule fetches,
+/// downloads, listening sessions. TLS verification on, redirects followed, compressed responses accepted,
+/// connect and stall timeouts, and cancellation that stops the transfer at once (Swift task cancellation
+/// aborts it inside libcurl).
+public final class HTTPClient: Sendable {
+    private let loop: NetworkLoop
+    private var multi: CurlMulti { loop.multi }
+
+    public init() {
+        HTTPClient.initializeOnce
+        let loop = NetworkLoop(multi: CurlMulti(curl_multi_init()))
+        self.loop = loop
+        startThread(named: "playola-net") { loop.run() }
+    }
+
+    deinit {
+        loop.stopping.store(true, ordering: .releasing)
+        curl_multi_wakeup(loop.multi.handle)
+    }
+
+    private static let initializeOnce: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
+
+    /// Sends a request and collects the body in memory. Throws `.status` for a 4xx/5xx answer.
+    public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        try await perform(Transfer(request: request, file: nil, onHeaders: nil, progress: nil))
+    }
+
+    /// Downloads the body into `file` (an open descriptor), writing from `request.resumeFrom` on.
+    /// `onHeaders(status, headers)` runs once before the first body byte and may refuse the body.
+    /// `progress(received, expected)` counts bytes of this transfer.
+    public func download(
+        _ request: HTTPRequest, into file: Int32,
+        onHeaders: (@Sendable (Int, [(name: String, value: String)]) -> String?)? = nil,
+        progress: (@Sendable (Int64, Int64?) -> Void)? = nil
+    ) async throws(HTTPError) -> HTTPResponse {
+        try await perform(Transfer(request: request, file: file, onHeaders: onHeaders, progress: progress))
+    }
+
+    private func perform(_ transfer: Transfer) async throws(HTTPError) -> HTTPResponse {
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
+                transfer.continuation.withLock { $0 = continuation }
+                if Task.isCancelled { transfer.cancelled.store(true, ordering: .releasing) }
+                loop.incoming.withLock { $0.append(transfer) }
+                curl_multi_wakeup(multi.handle)
+            }
+        } onCancel: {
+            transfer.cancelled.store(true, ordering: .releasing)
+            curl_multi_wakeup(multi.handle)
+        }
+        return try result.get()
+    }
+}
+
+/// The multi handle. `curl_multi_wakeup` is documented thread-safe; every other call on it is made by
+/// the network thread alone, so sharing the pointer is safe.
+struct CurlMulti: @unchecked Sendable {
+    let handle: UnsafeMutableRawPointer
+    init(_ handle: UnsafeMutableRawPointer?) { self.handle = handle! }
+}
+
+/// The network thread: adds new transfers, runs libcurl, completes finished ones.
+private final class NetworkLoop: Sendable {
+    let multi: CurlMulti
+    let incoming = Mutex<[Transfer]>([])
+    let stopping = Atomic<Bool>(false)
+
+    init(multi: CurlMulti) { self.multi = multi }
+
+    func run() {
+        var active: [UInt: Transfer] = [:]
+        var running: Int32 = 0
+        while !stopping.load(ordering: .acquiring) {
+            for transfer in incoming.withLock({ pending in defer { pending.removeAll() }; return pending }) {
+                if let easy = transfer.start() {
+                    active[UInt(bitPattern: easy)] = transfer
+                    curl_multi_add_handle(multi.handle, easy)
+                }
+            }
+            for (key, transfer) in active where transfer.cancelled.load(ordering: .acquiring) {
+                curl_multi_remove_handle(multi.handle, transfer.easy)
+                transfer.finish(CURLE_ABORTED_BY_CALLBACK)
+                active[key] = nil
+            }
+            curl_multi_perform(multi.handle, &running)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi.handle, &left) {
+                var easy: UnsafeMutableRawPointer?
+                var result = CURLE_OK
+                guard ccurl_message_done(message, &easy, &result) != 0, let easy,
+                      let transfer = active.removeValue(forKey: UInt(bitPattern: easy)) else { continue }
+                curl_multi_remove_handle(multi.handle, easy)
+                transfer.finish(result)
+            }
+            curl_multi_poll(multi.handle, nil, 0, 1000, nil)
+        }
+        for transfer in active.values {
+            curl_multi_remove_handle(multi.handle, transfer.easy)
+            transfer.finish(CURLE_ABORTED_BY_CALLBACK)
+        }
+        curl_multi_cleanup(multi.handle)
+    }
+}

@@ -1,0 +1,101 @@
+import FoundationEssentials
+
+public struct HTTPRequest: Sendable {
+    public enum Method: String, Sendable { case get = "GET", post = "POST", head = "HEAD" }
+
+    public var url: String
+    public var method: Method
+    public var headers: [String]
+    public var body: Data?
+    /// Whole-transfer limit in seconds (0: none; downloads rely on the low-speed limit instead).
+    public var timeout: Double
+    /// A transfer slower than 1 byte/s for this long is a stall.
+    public var stallTimeout: Double
+    /// Ask for the body from this byte on (a Range request, to resume a download).
+    public var resumeFrom: Int64
+
+    public init(
+        url: String, method: Method = .get, headers: [String] = [], body: Data? = nil, timeout: Double = 30,
+        stallTimeout: Double = 15, resumeFrom: Int64 = 0
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.stallTimeout = stallTimeout
+        self.resumeFrom = resumeFrom
+    }
+}
+
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    /// Header fields of the final response (after redirects), names lowercased.
+    public var headers: [(name: String, value: String)]
+    /// The body, when the request was not a download to a file.
+    public var body: Data
+    /// Bytes of body received (for downloads: written to the file).
+    public var bodyBytes: Int64
+
+    public func header(_ name: String) -> String? {
+        let lowered = name.lowercased()
+        return headers.last { $0.name == lowered }?.value
+    }
+
+    /// The server's clock, from the `Date` header.
+    public var date: Date? { header("date").flatMap(HTTPDate.parse) }
+}
+
+/// What went wrong with a transfer, in the terms a caller decides on.
+public enum HTTPError: Error, Equatable, CustomStringConvertible {
+    case invalidURL(String)
+    case dns(String)
+    case connect(String)
+    case tls(String)
+    case timeout(String)
+    /// The connection ended before the whole body arrived.
+    case truncated(String)
+    case status(Int, url: String)
+    case cancelled
+    /// Our side refused to go on (e.g. no room in the cache for the body).
+    case refused(String)
+    case other(String)
+
+    /// Worth another try soon: the network or the server had a moment.
+    public var isTransient: Bool {
+        switch self {
+        case .dns, .connect, .tls, .timeout, .truncated: true
+        case .status(let code, _): code >= 500 || code == 429 || code == 408
+        case .invalidURL, .cancelled, .refused, .other: false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url): "invalid URL: \(url)"
+        case .dns(let detail): "name lookup failed: \(detail)"
+        case .connect(let detail): "cannot connect: \(detail)"
+        case .tls(let detail): "TLS failure: \(detail)"
+        case .timeout(let detail): "timed out: \(detail)"
+        case .truncated(let detail): "connection ended early: \(detail)"
+        case .status(let code, let url): "HTTP \(code) from \(url)"
+        case .cancelled: "cancelled"
+        case .refused(let detail): detail
+        case .other(let detail): detail
+        }
+    }
+}
+
+/// RFC 7231 dates (`Sun, 06 Nov 1994 08:49:37 GMT`), for the server's `Date` header.
+enum HTTPDate {
+    static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    static func parse(_ text: String) -> Date? {
+        let parts = text.split(separator: " ")
+        guard parts.count == 6, let day = Int(parts[1]), let month = months.firstIndex(of: String(parts[2])),
+              let year = Int(parts[3]) else { return nil }
+        let monthText = month + 1 < 10 ? "0\(month + 1)" : "\(month + 1)"
+        let dayText = day < 10 ? "0\(day)" : "\(day)"
+        return PlayolaDate.parse("\(year)-\(monthText)-\(dayText)T\(parts[4])Z")
+    }
+}

@@ -1,0 +1,189 @@
+import CCurl
+import FoundationEssentials
+import Glibc
+import Synchronization
+
+/// One HTTP transfer: its libcurl easy handle, what it has received, and who waits for it.
+// @unchecked Sendable: created by the requesting task, then handed through the client's Mutex-protected
+// queue to the network thread, which alone touches the mutable fields from then on; the only fields
+// shared across threads are `cancelled` (an Atomic) and `continuation` (a Mutex).
+final class Transfer: @unchecked Sendable {
+    let request: HTTPRequest
+    let cancelled = Atomic<Bool>(false)
+    let continuation = Mutex<CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>?>(nil)
+    private(set) var easy: UnsafeMutableRawPointer?
+    private let file: Int32?
+    private let onHeaders: (@Sendable (Int, [(name: String, value: String)]) -> String?)?
+    private let progress: (@Sendable (Int64, Int64?) -> Void)?
+    private var headers: [(name: String, value: String)] = []
+    private var body = Data()
+    private var bodyBytes: Int64 = 0
+    private var headersChecked = false
+    private var refusal: String?
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// Error bodies are kept in memory, not written into the download file, and only this much.
+    private static let maxMemoryBody = 32 << 20
+
+    init(
+        request: HTTPRequest, file: Int32?,
+        onHeaders: (@Sendable (Int, [(name: String, value: String)]) -> String?)?,
+        progress: (@Sendable (Int64, Int64?) -> Void)?
+    ) {
+        self.request = request
+        self.file = file
+        self.onHeaders = onHeaders
+        self.progress = progress
+    }
+
+    deinit {
+        if let easy { curl_easy_cleanup(easy) }
+        curl_slist_free_all(headerList)
+    }
+
+    /// Creates and configures the easy handle (network thread). Nil if it failed; then it is finished.
+    func start() -> UnsafeMutableRawPointer? {
+        guard let easy = curl_easy_init() else {
+            complete(.failure(.other("curl_easy_init failed")))
+            return nil
+        }
+        self.easy = easy
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        ccurl_set_string(easy, CURLOPT_URL, request.url)
+        ccurl_set_long(easy, CURLOPT_FOLLOWLOCATION, 1)
+        ccurl_set_long(easy, CURLOPT_MAXREDIRS, 5)
+        ccurl_set_string(easy, CURLOPT_ACCEPT_ENCODING, "")
+        ccurl_set_string(easy, CURLOPT_USERAGENT, PlayolaVersion.userAgent)
+        ccurl_set_long(easy, CURLOPT_NOSIGNAL, 1)
+        ccurl_set_long(easy, CURLOPT_TCP_KEEPALIVE, 1)
+        ccurl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, 10_000)
+        if request.timeout > 0 { ccurl_set_long(easy, CURLOPT_TIMEOUT_MS, Int(request.timeout * 1000)) }
+        ccurl_set_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
+        ccurl_set_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(request.stallTimeout.rounded(.up))))
+        for header in request.headers { headerList = curl_slist_append(headerList, header) }
+        if let headerList { ccurl_set_pointer(easy, CURLOPT_HTTPHEADER, headerList) }
+        switch request.method {
+        case .get: break
+        case .head: ccurl_set_long(easy, CURLOPT_NOBODY, 1)
+        case .post:
+            let payload = request.body ?? Data()
+            ccurl_set_long(easy, CURLOPT_POST, 1)
+            ccurl_set_long(easy, CURLOPT_POSTFIELDSIZE, payload.count)
+            payload.withUnsafeBytes { ccurl_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!)) }
+        }
+        if request.resumeFrom > 0 { ccurl_set_offset(easy, CURLOPT_RESUME_FROM_LARGE, curl_off_t(request.resumeFrom)) }
+        ccurl_set_data_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().receive(body: data!, count: size * count)
+        }
+        ccurl_set_pointer(easy, CURLOPT_WRITEDATA, context)
+        ccurl_set_data_callback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().receive(header: data!, count: size * count)
+        }
+        ccurl_set_pointer(easy, CURLOPT_HEADERDATA, context)
+        ccurl_set_long(easy, CURLOPT_NOPROGRESS, 0)
+        ccurl_set_progress_callback(easy) { context, total, received, _, _ in
+            Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().report(received: received, total: total)
+        }
+        ccurl_set_pointer(easy, CURLOPT_XFERINFODATA, context)
+        return easy
+    }
+
+    private var status: Int {
+        var code = 0
+        if let easy { ccurl_get_long(easy, CURLINFO_RESPONSE_CODE, &code) }
+        return code
+    }
+
+    private func receive(header data: UnsafeMutablePointer<CChar>, count: Int) -> Int {
+        let line = String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            headers.removeAll() // a redirect or 100-continue: only the final response's fields count
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = line[..<colon].lowercased()
+            let value = String(line[line.index(after: colon)...]).trimmingWhitespace()
+            headers.append((name, value))
+        }
+        return count
+    }
+
+    private func receive(body data: UnsafeMutablePointer<CChar>, count: Int) -> Int {
+        let status = self.status
+        if !headersChecked {
+            headersChecked = true
+            if status < 300, let onHeaders, let reason = onHeaders(status, headers) {
+                refusal = reason
+                return 0
+            }
+        }
+        if let file, status < 300 {
+            var done = 0
+            while done < count {
+                let written = pwrite(file, data + done, count - done, off_t(request.resumeFrom + bodyBytes + Int64(done)))
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else {
+                    refusal = "cannot write the download: \(String(cString: strerror(errno)))"
+                    return 0
+                }
+                done += written
+            }
+        } else {
+            guard body.count + count <= Self.maxMemoryBody else {
+                refusal = "response body larger than \(Self.maxMemoryBody) bytes"
+                return 0
+            }
+            body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: count)
+        }
+        bodyBytes += Int64(count)
+        return count
+    }
+
+    private func report(received: curl_off_t, total: curl_off_t) -> Int32 {
+        if cancelled.load(ordering: .relaxed) { return 1 }
+        progress?(Int64(received), total > 0 ? Int64(total) : nil)
+        return 0
+    }
+
+    /// Completes the transfer with libcurl's result (network thread).
+    func finish(_ code: CURLcode) {
+        let status = self.status
+        let result: Result<HTTPResponse, HTTPError>
+        let detail = "\(request.url): " + String(cString: curl_easy_strerror(code))
+        if cancelled.load(ordering: .acquiring) {
+            result = .failure(.cancelled)
+        } else if let refusal {
+            result = .failure(.refused(refusal))
+        } else {
+            switch code.rawValue {
+            case CURLE_OK.rawValue:
+                if status >= 400 {
+                    result = .failure(.status(status, url: request.url))
+                } else {
+                    result = .success(HTTPResponse(status: status, headers: headers, body: body, bodyBytes: bodyBytes))
+                }
+            case CURLE_COULDNT_RESOLVE_HOST.rawValue, CURLE_COULDNT_RESOLVE_PROXY.rawValue:
+                result = .failure(.dns(detail))
+            case CURLE_COULDNT_CONNECT.rawValue:
+                result = .failure(.connect(detail))
+            case CURLE_OPERATION_TIMEDOUT.rawValue:
+                result = .failure(.timeout(detail))
+            case CURLE_SSL_CONNECT_ERROR.rawValue, CURLE_PEER_FAILED_VERIFICATION.rawValue,
+                 CURLE_SSL_CERTPROBLEM.rawValue, CURLE_SSL_CACERT_BADFILE.rawValue:
+                result = .failure(.tls(detail))
+            case CURLE_PARTIAL_FILE.rawValue, CURLE_RECV_ERROR.rawValue, CURLE_GOT_NOTHING.rawValue,
+                 CURLE_HTTP2.rawValue, CURLE_HTTP2_STREAM.rawValue, CURLE_SEND_ERROR.rawValue:
+                result = .failure(.truncated(detail))
+            case CURLE_URL_MALFORMAT.rawValue, CURLE_UNSUPPORTED_PROTOCOL.rawValue:
+                result = .failure(.invalidURL(request.url))
+            case CURLE_ABORTED_BY_CALLBACK.rawValue:
+                result = .failure(.cancelled)
+            default:
+                result = .failure(.other(detail))
+            }
+        }
+        complete(result)
+    }
+
+    private func complete(_ result: Result<HTTPResponse, HTTPError>) {
+        let waiting = continuation.withLock { pending in defer { pending = nil }; return pending }
+        waiting?.resume(returning: result)
+    }
+}
