@@ -6,21 +6,25 @@ import PlayolaEngine
 enum RenderCommand {
     static let help = """
         usage: playola render --schedule FILE.json --media DIR --from ISO8601 --duration SECONDS --out OUT.wav|null
-                              [--rate 48000|44100] [--format s16|s24|f32]
+               playola render --api URL --station-id ID [--cache DIR] [--cache-size BYTES]
+                              --from ISO8601 --duration SECONDS --out OUT.wav|null
+               options: [--rate 48000|44100] [--format s16|s24|f32]
 
         Renders a Playola schedule as fast as the CPU allows, against a clock driven by the frames written.
-        Download URLs are resolved to files in DIR by their last path component (percent-decoded).
+        With --schedule, download URLs are resolved to files in DIR by their last path component
+        (percent-decoded). With --api, the station's schedule comes from the Playola API and its files through
+        the cache (default: /tmp/playola-render-cache, 256M); the clock waits for a file still downloading.
         Prints what played when, and names each spin it had to drop and why.
         """
 
-    static func run(_ words: [String]) throws -> Int32 {
-        let arguments = try Arguments(words, valued: ["schedule", "media", "from", "duration", "out", "rate", "format"])
+    static func run(_ words: [String]) async throws -> Int32 {
+        let arguments = try Arguments(
+            words, valued: ["schedule", "media", "from", "duration", "out", "rate", "format", "api", "station-id",
+                            "cache", "cache-size"])
         if arguments.flags.contains("help") {
             Console.out(help)
             return 0
         }
-        let schedulePath = try arguments.required("schedule")
-        let media = MediaDirectory(path: try arguments.required("media"))
         let fromText = try arguments.required("from")
         guard let from = PlayolaDate.parse(fromText) else { throw UsageError("--from: not an ISO 8601 date: \(fromText)") }
         guard let duration = Double(try arguments.required("duration")), duration > 0 else {
@@ -36,16 +40,20 @@ enum RenderCommand {
         case let other: throw UsageError("--format: s16, s24 or f32, not \(other)")
         }
         let out = try arguments.required("out")
-
+        let sink: any AudioSink = out == "null"
+            ? NullSink(sampleRate: rate)
+            : try WAVFileSink(path: out, sampleRate: rate, format: format)
+        if arguments.options["api"] != nil {
+            try await renderStation(arguments, from: from, duration: duration, sink: sink)
+            return 0
+        }
+        let schedulePath = try arguments.required("schedule")
+        let media = MediaDirectory(path: try arguments.required("media"))
         guard let data = readFile(schedulePath) else {
             throw UsageError("\(schedulePath): cannot read: \(String(cString: strerror(errno)))")
         }
         let decoded = try Schedule.decode(data)
         for dropped in decoded.dropped { Console.error("\(schedulePath): \(dropped)") }
-
-        let sink: any AudioSink = out == "null"
-            ? NullSink(sampleRate: rate)
-            : try WAVFileSink(path: out, sampleRate: rate, format: format)
         let renderer = ProgramRenderer(
             schedule: decoded.schedule, from: from, sink: sink,
             resolveFile: { spin in spin.audioBlock.downloadURL.map(media.file(for:)) },
@@ -54,6 +62,33 @@ enum RenderCommand {
         try sink.drain()
         return 0
     }
+
+    /// `--api`: a station from the Playola API, through the cache.
+    static func renderStation(_ arguments: Arguments, from: Date, duration: Double, sink: any AudioSink) async throws {
+        let http = HTTPClient()
+        let api = PlayolaAPI(baseURL: try arguments.required("api"), http: http)
+        let cacheDirectory = arguments.options["cache"] ?? "/tmp/playola-render-cache"
+        let budget = try parseByteSize(arguments.options["cache-size"] ?? "256M", option: "--cache-size")
+        let cache = try AudioCache(directory: cacheDirectory, budgetBytes: budget)
+        let downloader = AudioDownloader(http: http, cache: cache, onProblem: { Console.error("playola: \($0)") })
+        let renderer = StationRenderer(api: api, downloader: downloader, stationID: try arguments.required("station-id"))
+        try await renderer.render(
+            from: from, seconds: duration, into: sink,
+            report: { Console.out($0.description) }, notice: { Console.error("playola: \($0)") })
+    }
+}
+
+/// `64M`, `1G`, `500k` or a plain number of bytes.
+func parseByteSize(_ text: String, option: String) throws(UsageError) -> Int64 {
+    let units: [Character: Int64] = ["k": 1 << 10, "K": 1 << 10, "M": 1 << 20, "m": 1 << 20, "G": 1 << 30, "g": 1 << 30]
+    var digits = text
+    var scale: Int64 = 1
+    if let last = text.last, let unit = units[last] {
+        digits.removeLast()
+        scale = unit
+    }
+    guard let value = Int64(digits), value > 0 else { throw UsageError("\(option): a size like 64M, not \(text)") }
+    return value * scale
 }
 
 /// The whole file, or nil (errno says why).

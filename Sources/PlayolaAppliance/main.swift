@@ -12,7 +12,7 @@ let usage = """
 let words = Array(CommandLine.arguments.dropFirst())
 do {
     switch words.first {
-    case "render": exit(try RenderCommand.run(Array(words.dropFirst())))
+    case "render": exit(try await RenderCommand.run(Array(words.dropFirst())))
     case "version", "--version": Console.out("playola \(PlayolaVersion.string)")
     case nil, "help", "--help", "-h": Console.out(usage)
     case let command?:

@@ -22,6 +22,13 @@ public struct CacheUsage: Sendable, Equatable {
     public var files: Int
     /// Bytes of complete files that are pinned.
     public var pinnedBytes: Int64
+
+    public init(storedBytes: Int64, reservedBytes: Int64, files: Int, pinnedBytes: Int64) {
+        self.storedBytes = storedBytes
+        self.reservedBytes = reservedBytes
+        self.files = files
+        self.pinnedBytes = pinnedBytes
+    }
 }
 
 /// A directory of downloaded audio files under a hard byte budget.
@@ -67,7 +74,7 @@ public final class AudioCache: Sendable {
                 state.forget(key)
                 return nil
             }
-            state.entries[key]?.lastUse = state.tick()
+            state.touch(key)
             return state.path(key)
         }
     }
@@ -92,7 +99,7 @@ public final class AudioCache: Sendable {
                 try Disk.remove(temporary)
                 existing = 0
             }
-            do {
+            do throws(CacheError) {
                 try state.reserve(url, bytes: max(bytes, existing))
             } catch {
                 // Unaccounted bytes on disk would break the budget; the download starts over later.
@@ -136,11 +143,9 @@ public final class AudioCache: Sendable {
             }
             // Without this a crash may undo the rename; the scan then deletes the `.part`, which is safe.
             Disk.syncDirectory(state.directory)
-            // A re-download replaced the old file; its bytes left the disk with the rename.
-            state.forget(key)
+            // A re-download replaced the old file (`add` forgets it); its bytes left the disk with the rename.
             state.release(url)
-            state.entries[key] = State.Entry(bytes: size, lastUse: state.tick())
-            state.storedBytes += size
+            state.add(key, bytes: size)
             return final
         }
     }
@@ -160,7 +165,7 @@ public final class AudioCache: Sendable {
     /// knows best. A file that cannot be deleted stays counted.
     public func remove(_ url: String) {
         let key = Self.key(for: url)
-        state.withLock { state in try? state.removeFile(key) }
+        state.withLock { state in _ = try? state.removeFile(key) }
     }
 
     public var usage: CacheUsage {
@@ -202,9 +207,18 @@ private struct State {
 
     var pinnedBytes: Int64 { pinned.reduce(0) { $0 + (entries[$1]?.bytes ?? 0) } }
 
-    mutating func tick() -> UInt64 {
+    /// Marks a file most recently used.
+    mutating func touch(_ key: String) {
         clock += 1
-        return clock
+        entries[key]?.lastUse = clock
+    }
+
+    /// Counts a complete file, as the most recently used.
+    mutating func add(_ key: String, bytes: Int64) {
+        forget(key)
+        clock += 1
+        entries[key] = Entry(bytes: bytes, lastUse: clock)
+        storedBytes += bytes
     }
 
     /// Sets `url`'s reservation to `bytes` if that is more than it has, evicting LRU unpinned files to make
@@ -272,10 +286,7 @@ private struct State {
             }
         }
         found.sort { ($0.modified.tv_sec, $0.modified.tv_nsec) < ($1.modified.tv_sec, $1.modified.tv_nsec) }
-        for file in found {
-            entries[file.key] = Entry(bytes: file.bytes, lastUse: tick())
-            storedBytes += file.bytes
-        }
+        for file in found { add(file.key, bytes: file.bytes) }
     }
 }
 

@@ -9,7 +9,21 @@ public enum Mixer {
     ) {
         output.update(repeating: 0, count: frames * 2)
         for voice in voices { add(voice, blockStart: blockStart, frames: frames, into: output) }
-        for index in 0..<frames * 2 { output[index] = min(1, max(-1, output[index])) }
+        limit(output, count: frames * 2)
+    }
+
+    /// The same over a slot table, for the live render thread.
+    public static func mix(
+        _ slots: VoiceSlots, blockStart: Int64, frames: Int, into output: UnsafeMutablePointer<Float>
+    ) {
+        output.update(repeating: 0, count: frames * 2)
+        slots.forEachActive { add($0, blockStart: blockStart, frames: frames, into: output) }
+        limit(output, count: frames * 2)
+    }
+
+    @inline(__always)
+    static func limit(_ samples: UnsafeMutablePointer<Float>, count: Int) {
+        for index in 0..<count { samples[index] = min(1, max(-1, samples[index])) }
     }
 
     @inline(__always)

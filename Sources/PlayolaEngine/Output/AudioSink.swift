@@ -6,6 +6,13 @@ public protocol AudioSink: AnyObject {
     func write(_ samples: UnsafePointer<Float>, frames: Int) throws(AudioSinkError)
     /// Lets what was written play out (a file is completed).
     func drain() throws(AudioSinkError)
+    /// Frames written but not yet heard.
+    func delay() -> Int
+}
+
+extension AudioSink {
+    /// A file or null sink "plays" what it is given at once.
+    public func delay() -> Int { 0 }
 }
 
 /// What a caller decides on when a sink fails.

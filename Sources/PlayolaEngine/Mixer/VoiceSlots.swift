@@ -1,0 +1,83 @@
+import Synchronization
+
+/// A fixed table of voices shared by the decode side (which fills and retires slots) and the render
+/// thread (which mixes the active ones), with no locks and no allocation on the render side.
+///
+/// A slot goes empty → active (decode side stores the voice, then publishes) → retiring (decode side
+/// asks) → released (render side acknowledges it no longer touches the voice) → empty (decode side
+/// drops the voice, so deallocation never happens on the render thread).
+// @unchecked Sendable: `voices[i]` is written only by the decode side while the slot is empty or released,
+// and read by the render side only while the slot is active or retiring; the state transitions are
+// release/acquire atomics, so each access is ordered after the write it needs.
+public final class VoiceSlots: @unchecked Sendable {
+    public static let empty = 0, active = 1, retiring = 2, released = 3
+    public let capacity: Int
+    private let states: UnsafeMutablePointer<Atomic<Int>>
+    private let voices: UnsafeMutablePointer<Unmanaged<Voice>?>
+
+    public init(capacity: Int = 16) {
+        self.capacity = capacity
+        states = .allocate(capacity: capacity)
+        for index in 0..<capacity { (states + index).initialize(to: Atomic(Self.empty)) }
+        voices = .allocate(capacity: capacity)
+        voices.initialize(repeating: nil, count: capacity)
+    }
+
+    deinit {
+        for index in 0..<capacity { voices[index]?.release() }
+        states.deinitialize(count: capacity)
+        states.deallocate()
+        voices.deallocate()
+    }
+
+    public func state(_ index: Int) -> Int { states[index].load(ordering: .acquiring) }
+
+    // MARK: decode side
+
+    /// Publishes `voice` in a free slot; false when the table is full.
+    @discardableResult
+    public func add(_ voice: Voice) -> Bool {
+        for index in 0..<capacity where state(index) == Self.empty {
+            voices[index] = Unmanaged.passRetained(voice)
+            states[index].store(Self.active, ordering: .releasing)
+            return true
+        }
+        return false
+    }
+
+    /// The voice in slot `index` for the decode side (any state but empty).
+    public func voice(_ index: Int) -> Voice? {
+        state(index) == Self.empty ? nil : voices[index]?.takeUnretainedValue()
+    }
+
+    public func retire(_ index: Int) {
+        _ = states[index].compareExchange(expected: Self.active, desired: Self.retiring, ordering: .acquiringAndReleasing)
+    }
+
+    /// Drops voices the render side has let go of; returns them (their deallocation happens in the caller).
+    public func collectReleased() -> [Voice] {
+        var released: [Voice] = []
+        for index in 0..<capacity where state(index) == Self.released {
+            if let voice = voices[index] {
+                released.append(voice.takeRetainedValue())
+                voices[index] = nil
+            }
+            states[index].store(Self.empty, ordering: .releasing)
+        }
+        return released
+    }
+
+    // MARK: render side
+
+    /// Calls `body` with each active voice; acknowledges retiring ones. Allocation-free.
+    @inline(__always)
+    public func forEachActive(_ body: (Voice) -> Void) {
+        for index in 0..<capacity {
+            switch states[index].load(ordering: .acquiring) {
+            case Self.active: body(voices[index]!.takeUnretainedValue())
+            case Self.retiring: states[index].store(Self.released, ordering: .releasing)
+            default: break
+            }
+        }
+    }
+}

@@ -1,0 +1,234 @@
+import FoundationEssentials
+
+/// Plays a Playola station live: fetches its schedule (retrying, refreshing every 20 s and at each spin
+/// start), downloads the next 10 minutes into the cache (pinned), and keeps the live engine's program in
+/// step with the wall clock. The last command wins: every command bumps a generation, and work of an
+/// older generation publishes nothing.
+public actor StationPlayer {
+    public private(set) var state: PlayerState = .idle
+    public nonisolated let events: AsyncStream<PlayerEvent>
+    private let continuation: AsyncStream<PlayerEvent>.Continuation
+
+    private let api: PlayolaAPI
+    private let downloader: AudioDownloader
+    private let engine: LiveEngine
+    private let clock: ServerCorrectedClock
+    private let reporter: ListeningSessionReporter?
+    public var lookahead: Double = 600
+    public var refreshInterval: Double = 20
+    public var volume: Float = 1
+
+    private var generation = 0
+    private var loop: Task<Void, Never>?
+    private var station: (id: String, shift: Double)?
+    /// Armed by an interruption of a playing or loading station; consumed by the resume.
+    private var resumeArmed = false
+    private var reporting: Task<Void, Never>?
+
+    // The current generation's knowledge.
+    private var schedule = Schedule(spins: [])
+    private var files: [String: String] = [:]
+    private var failed: Set<String> = []
+    private var requested: Set<String> = []
+    private var progress: [String: Double] = [:]
+
+    public init(
+        api: PlayolaAPI, downloader: AudioDownloader, engine: LiveEngine, clock: ServerCorrectedClock,
+        reporter: ListeningSessionReporter? = nil
+    ) {
+        self.api = api
+        self.downloader = downloader
+        self.engine = engine
+        self.clock = clock
+        self.reporter = reporter
+        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
+    }
+
+    /// Plays `stationID`; with `at`, the schedule as it aired then (time-shifted playback).
+    public func play(stationID: String, at date: Date? = nil) {
+        let shift = date.map { clock.now().timeIntervalSince($0) } ?? 0
+        resumeArmed = false
+        begin(stationID: stationID, shift: shift)
+    }
+
+    public func stop() {
+        resumeArmed = false
+        station = nil
+        halt()
+        publish(.idle)
+    }
+
+    /// Pauses for an interruption (a button, the device going away). The PCM keeps running on silence.
+    public func pauseForInterruption(_ reason: PauseReason) {
+        let spin: Spin?
+        switch state {
+        case .playing(let playing): spin = playing
+        case .loading: spin = nil
+        case .paused(let paused, _):
+            publish(.paused(paused, reason))
+            return
+        default: return // idle or error: nothing to resume
+        }
+        resumeArmed = true
+        halt()
+        publish(spin.map { .paused($0, reason) } ?? .idle)
+    }
+
+    /// Resumes after an interruption at the live position (a fresh schedule); a no-op unless armed.
+    public func resumeAfterInterruption() {
+        guard resumeArmed, let station else { return }
+        resumeArmed = false
+        begin(stationID: station.id, shift: station.shift)
+    }
+
+    public var currentStation: String? { station?.id }
+
+    // MARK: the station loop
+
+    private func begin(stationID: String, shift: Double) {
+        halt()
+        station = (stationID, shift)
+        generation += 1
+        let current = generation
+        publish(.loading(0))
+        engine.setGain(volume)
+        loop = Task { await self.run(stationID: stationID, shift: shift, generation: current) }
+    }
+
+    /// Ends the current generation: cancels its loop and downloads, fades the output and clears the program.
+    private func halt() {
+        generation += 1
+        loop?.cancel()
+        loop = nil
+        engine.setGain(0)
+        engine.setProgram([])
+        schedule = Schedule(spins: [])
+        files = [:]
+        failed = []
+        requested = []
+        progress = [:]
+        let downloader = self.downloader
+        Task { await downloader.cancel() }
+    }
+
+    private func run(stationID: String, shift: Double, generation: Int) async {
+        var failures = 0
+        // The first fetch: retried; an empty or unreachable schedule is `error`, retried with backoff.
+        while self.generation == generation {
+            do {
+                let fetch = try await api.fetchScheduleRetrying(stationID: stationID)
+                guard self.generation == generation else { return }
+                adopt(fetch, shift: shift)
+                break
+            } catch {
+                guard self.generation == generation else { return }
+                failures += 1
+                publish(.error("\(error)"))
+                try? await Task.sleep(for: .seconds(min(60, 5 * Double(1 << min(failures - 1, 4)))))
+            }
+        }
+        var lastRefresh = monotonicSeconds()
+        var lastNowPlaying: String?
+        while self.generation == generation, !Task.isCancelled {
+            update(generation: generation)
+            let now = clock.now()
+            let playing = schedule.nowPlaying(at: now)?.id
+            let spinStarted = playing != nil && playing != lastNowPlaying
+            lastNowPlaying = playing ?? lastNowPlaying
+            if spinStarted || monotonicSeconds() - lastRefresh >= refreshInterval {
+                lastRefresh = monotonicSeconds()
+                do {
+                    let fetch = try await api.fetchSchedule(stationID: stationID)
+                    guard self.generation == generation else { return }
+                    adopt(fetch, shift: shift)
+                } catch {
+                    notice("schedule refresh failed, playing the known schedule: \(error)")
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(250))
+        }
+    }
+
+    /// Takes a fetched schedule: spins already known keep their place (only new ones are added, as the
+    /// server locks spins in), airtimes shifted for time-shifted playback.
+    private func adopt(_ fetch: ScheduleFetch, shift: Double) {
+        if let serverDate = fetch.serverDate, let correction = clock.observe(serverDate: serverDate) {
+            notice(correction == 0
+                   ? "system clock agrees with the server again"
+                   : "system clock differs from the server's by \(Int(correction)) s: playing against the server's time")
+        }
+        for dropped in fetch.dropped { notice("\(dropped)") }
+        let known = Dictionary(schedule.spins.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let incoming = fetch.schedule.spins.map { known[$0.id] ?? $0.withOffset(shift) }
+        let kept = schedule.spins.filter { spin in !incoming.contains { $0.id == spin.id } && spin.airtime.addingTimeInterval(Double(spin.audioBlock.durationMS) / 1000) > clock.now() }
+        schedule = Schedule(spins: incoming + kept)
+    }
+
+    /// One tick: what sounds within the lookahead gets pinned, downloaded and handed to the engine.
+    private func update(generation: Int) {
+        let now = clock.now()
+        let window = schedule.spins.filter {
+            $0.airtime.addingTimeInterval(Double($0.audioBlock.durationMS) / 1000) > now
+                && $0.airtime.timeIntervalSince(now) < lookahead
+        }
+        let urls = Set(window.compactMap(\.audioBlock.downloadURL))
+        downloader.cache.setPinned(urls)
+        for spin in window where !requested.contains(spin.id) {
+            guard let url = spin.audioBlock.downloadURL else { continue }
+            requested.insert(spin.id)
+            let id = spin.id
+            let downloader = self.downloader
+            Task {
+                let result = await downloader.file(for: url) { fraction in
+                    Task { await self.downloadProgress(id, fraction, generation: generation) }
+                }
+                await self.downloaded(id, result, generation: generation)
+            }
+        }
+        engine.setProgram(window.filter { !failed.contains($0.id) }.map { ProgramEntry(spin: $0, file: files[$0.id]) })
+        // State: loading until the audible spin's file is here; never back from playing to loading.
+        let audible = schedule.nowPlaying(at: now) ?? window.first
+        if let audible, files[audible.id] != nil || failed.contains(audible.id) {
+            if state != .playing(audible) { publish(.playing(audible)) }
+        } else if case .playing = state {
+        } else if let audible {
+            let fraction = progress[audible.id] ?? 0
+            if state != .loading(fraction) { publish(.loading(fraction)) }
+        }
+    }
+
+    private func downloadProgress(_ id: String, _ fraction: Double, generation: Int) {
+        guard self.generation == generation else { return }
+        progress[id] = fraction
+    }
+
+    private func downloaded(_ id: String, _ result: Result<String, DownloadError>, generation: Int) {
+        guard self.generation == generation else { return }
+        switch result {
+        case .success(let path):
+            files[id] = path
+        case .failure(.cancelled):
+            requested.remove(id)
+        case .failure(let error):
+            failed.insert(id)
+            notice("spin \(id) will be silent: \(error)")
+        }
+        update(generation: generation)
+    }
+
+    // MARK: publishing
+
+    private func publish(_ new: PlayerState) {
+        state = new
+        continuation.yield(.state(new))
+        if let reporter {
+            if case .loading = new { return }
+            let stationID: String? = if case .playing(let spin) = new { spin.stationID } else { nil }
+            // One chain, so the reporter sees the states in the order they happened.
+            let previous = reporting
+            reporting = Task { await previous?.value; await reporter.playing(stationID: stationID) }
+        }
+    }
+
+    private func notice(_ text: String) { continuation.yield(.notice(text)) }
+}
