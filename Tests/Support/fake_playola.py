@@ -273,6 +273,7 @@ def main():
     ap = argparse.ArgumentParser(description="Fault-injecting fake Playola API")
     ap.add_argument("--root", required=True)
     ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--exit-on-stdin-eof", action="store_true", help="exit when standard input closes")
     args = ap.parse_args()
     Handler.state = State(os.path.abspath(args.root))
 
@@ -281,6 +282,16 @@ def main():
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     server = Server(("127.0.0.1", args.port), Handler)
+
+    def exit_with_parent():
+        # The test process holds our stdin open; when it ends (even by a crash), we end too.
+        try:
+            while sys.stdin.buffer.read(4096):
+                pass
+        finally:
+            os._exit(0)
+    if args.exit_on_stdin_eof:
+        threading.Thread(target=exit_with_parent, daemon=True).start()
     print(f"PORT {server.server_address[1]}", flush=True)
     try:
         server.serve_forever()

@@ -9,13 +9,16 @@ public actor AudioDownloader {
     public let cache: AudioCache
     public let attempts: Int
     public let backoff: (first: Double, cap: Double)
+    /// A download that receives nothing for this long is dropped and retried (resuming).
+    public let stallTimeout: Double
     private var downloads: [String: Task<Result<String, DownloadError>, Never>] = [:]
     private let onProblem: @Sendable (String) -> Void
 
     public init(
         http: HTTPClient, cache: AudioCache, attempts: Int = 5, backoff: (first: Double, cap: Double) = (1, 30),
-        onProblem: @escaping @Sendable (String) -> Void = { _ in }
+        stallTimeout: Double = 15, onProblem: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.stallTimeout = stallTimeout
         self.http = http
         self.cache = cache
         self.attempts = attempts
@@ -74,7 +77,7 @@ public actor AudioDownloader {
         defer { close(fd) }
         let offset = reservation.existingBytes
         let cache = self.cache
-        let request = HTTPRequest(url: url, timeout: 0, stallTimeout: 15, resumeFrom: offset)
+        let request = HTTPRequest(url: url, timeout: 0, stallTimeout: stallTimeout, resumeFrom: offset)
         let expected = ExpectedLength()
         let response: HTTPResponse
         do {
@@ -82,7 +85,7 @@ public actor AudioDownloader {
                 // Room for the whole file is made before its first byte is written.
                 guard let total = Self.totalLength(status: status, headers: headers, offset: offset) else {
                     return status == 200 && offset > 0
-                        ? "the server ignored the Range request" : "no Content-Length in the response"
+                        ? "the server ignored the Range request" : "no Content-Length in the response (HTTP \(status), \(headers.map(\.name)))"
                 }
                 expected.value = total
                 do { try cache.grow(reservation, to: total) } catch { return "\(error)" }

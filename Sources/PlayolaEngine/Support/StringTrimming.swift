@@ -1,8 +1,8 @@
 extension String {
     /// The text without leading and trailing spaces, tabs and line breaks (FoundationEssentials has no trimming).
     func trimmingWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        // `isWhitespace`, not a list: "\r\n" is a single Character, equal to neither "\r" nor "\n".
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else { return "" }
         return String(self[first...last])
     }
 }
