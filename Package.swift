@@ -31,6 +31,7 @@ let package = Package(
             dependencies: ["PlayolaEngine", "CGPIO", "CINIH"]
         ),
         .testTarget(name: "PlayolaEngineTests", dependencies: ["PlayolaEngine"]),
+        .testTarget(name: "PlayolaApplianceTests", dependencies: ["PlayolaAppliance", "PlayolaEngine"]),
     ],
     swiftLanguageModes: [.v6]
 )
