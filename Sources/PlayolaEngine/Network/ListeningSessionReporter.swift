@@ -53,9 +53,8 @@ public actor ListeningSessionReporter {
                     try? await Task.sleep(for: .seconds(max(0, (self?.interval ?? 10) - elapsed)))
                 }
             }
-        } else if started {
-            started = false
-            enqueue(.end, stationID: nil)
+        } else {
+            enqueue(.end, stationID: nil) // sent only if a start succeeded, decided in turn in the chain
         }
     }
 
@@ -75,8 +74,13 @@ public actor ListeningSessionReporter {
     }
 
     private func post(_ kind: Report.Kind, stationID: String?) async {
-        // A heartbeat for a station we have since left is dropped, not sent late.
+        // A heartbeat for a station we have since left is dropped, not sent late; an /end without a
+        // session that started is not sent at all.
         if kind == .heartbeat, stationID != self.stationID { return }
+        if kind == .end {
+            guard started else { return }
+            started = false
+        }
         let body: [String: String] = kind == .end ? ["deviceId": deviceID] : ["deviceId": deviceID, "stationId": stationID ?? ""]
         let path = kind == .end ? "listeningSessions/end" : "listeningSessions"
         let outcome = await send(path: path, body: body, mayRefresh: kind == .heartbeat)
