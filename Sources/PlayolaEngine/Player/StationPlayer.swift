@@ -128,7 +128,8 @@ public actor StationPlayer {
             }
         }
         var lastRefresh = monotonicSeconds()
-        var lastNowPlaying: String?
+        // The fetch just made counts as the refresh for the spin playing now.
+        var lastNowPlaying = schedule.nowPlaying(at: clock.now())?.id
         while self.generation == generation, !Task.isCancelled {
             update(generation: generation)
             let now = clock.now()

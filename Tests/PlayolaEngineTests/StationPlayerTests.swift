@@ -1,0 +1,145 @@
+import Foundation
+import PlayolaEngine
+import Synchronization
+import XCTest
+
+/// Issue 3: the live station player against the fake API, on a sink paced like a device: the states it
+/// publishes, what it plays, time-shifted playback, interruption.
+final class StationPlayerTests: XCTestCase {
+    final class Stack: @unchecked Sendable {
+        // @unchecked Sendable: `server` is used by the test's own task only; the rest is Sendable.
+        let server: FakePlayola
+        let player: StationPlayer
+        let sink: PacedSink
+        let engine: LiveEngine
+        let states = Mutex<[PlayerState]>([])
+
+        init(server: FakePlayola, player: StationPlayer, sink: PacedSink, engine: LiveEngine) {
+            self.server = server
+            self.player = player
+            self.sink = sink
+            self.engine = engine
+        }
+    }
+
+    /// Spins relative to now: (id, frequency, seconds from now, duration).
+    func stack(station: String, spins: [(String, Double, Double, Double)], faults: [[String: Any]] = []) async throws -> Stack {
+        let server = try FakePlayola()
+        let now = Date()
+        var served: [Spin] = []
+        for (id, frequency, offset, seconds) in spins {
+            let file = try Fixtures.tone(frequency, seconds: seconds, rate: 48000, codec: .mp3)
+            try server.addFile(file, as: "\(id).mp3")
+            served.append(Spin(id: id, stationID: station, airtime: now.addingTimeInterval(offset), startingVolume: 1, fades: [],
+                               audioBlock: AudioBlock(id: "b-\(id)", title: id, artist: "t", durationMS: Int(seconds * 1000),
+                                                      endOfMessageMS: Int(seconds * 1000), downloadURL: server.fileURL("\(id).mp3"))))
+        }
+        try server.serve(station: station, spins: served)
+        if !faults.isEmpty { try server.fault(faults) }
+        let http = HTTPClient()
+        var api = PlayolaAPI(baseURL: server.base, http: http)
+        api.retryDelays = [0.05, 0.1, 0.2]
+        let cache = try AudioCache(directory: Fixtures.temporaryDirectory("player-cache"), budgetBytes: 32 << 20)
+        let sink = PacedSink()
+        let clock = ServerCorrectedClock()
+        let engine = LiveEngine(sink: sink, clock: clock)
+        engine.start()
+        let player = StationPlayer(api: api, downloader: AudioDownloader(http: http, cache: cache, backoff: (0.1, 1)), engine: engine, clock: clock)
+        let stack = Stack(server: server, player: player, sink: sink, engine: engine)
+        Task {
+            for await event in player.events { if case .state(let state) = event { stack.states.withLock { $0.append(state) } } }
+        }
+        return stack
+    }
+
+    func amplitude(_ stack: Stack, _ frequency: Double, secondsAgo: Double) -> Double {
+        let samples = stack.sink.left
+        let frame = samples.count - Int(secondsAgo * 48000)
+        return SignalAnalysis(samples: samples, rate: 48000).amplitude(of: frequency, around: frame)
+    }
+
+    func testJoinsTheLiveStationPublishesStatesAndStops() async throws {
+        let stack = try await stack(station: "live", spins: [("now", 600, -10, 30), ("next", 900, 2.5, 20)])
+        defer { stack.engine.shutdown() }
+        await stack.player.play(stationID: "live")
+        try await Task.sleep(for: .seconds(1.5))
+        let state = await stack.player.state
+        guard case .playing(let spin) = state else { return XCTFail("\(state)") }
+        XCTAssertEqual(spin.id, "now")
+        XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.3), 0.2, "the current spin is joined mid-song")
+        try await Task.sleep(for: .seconds(2.5))
+        XCTAssertGreaterThan(amplitude(stack, 900, secondsAgo: 0.3), 0.2, "the next spin starts on time")
+        XCTAssertEqual(stack.states.withLock { $0.first }, .loading(0))
+        await stack.player.stop()
+        try await Task.sleep(for: .seconds(0.5))
+        let stopped = await stack.player.state
+        XCTAssertEqual(stopped, .idle)
+        XCTAssertLessThan(amplitude(stack, 900, secondsAgo: 0.15), 0.001, "silence after stop")
+    }
+
+    func testAScheduleThatFailsFirstWith500StillPlays() async throws {
+        let stack = try await stack(station: "flaky", spins: [("now", 600, -5, 30)],
+                                    faults: [["match": "/schedule", "action": ["status": 500], "times": 1]])
+        defer { stack.engine.shutdown() }
+        await stack.player.play(stationID: "flaky")
+        try await Task.sleep(for: .seconds(1.5))
+        let state = await stack.player.state
+        guard case .playing = state else { return XCTFail("\(state)") }
+        XCTAssertEqual(try stack.server.requests(matching: "/schedule").prefix(2).map { $0["status"] as? Int }, [500, 200])
+        XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.3), 0.2)
+    }
+
+    func testAnUnknownStationIsAnErrorStateNotABusyLoop() async throws {
+        let stack = try await stack(station: "known", spins: [("now", 600, -5, 30)])
+        defer { stack.engine.shutdown() }
+        await stack.player.play(stationID: "unknown")
+        try await Task.sleep(for: .seconds(1.5))
+        let state = await stack.player.state
+        XCTAssertEqual(state, .error("station unknown not found (HTTP 404)"))
+        XCTAssertEqual(try stack.server.requests(matching: "/schedule").count, 1, "retried with backoff, not in a loop")
+        XCTAssertEqual(stack.states.withLock { $0 }, [.loading(0), .error("station unknown not found (HTTP 404)")])
+    }
+
+    func testMalformedJSONIsAnErrorState() async throws {
+        let stack = try await stack(station: "s", spins: [("now", 600, -5, 30)],
+                                    faults: [["match": "/schedule", "action": "garbage", "times": -1]])
+        defer { stack.engine.shutdown() }
+        await stack.player.play(stationID: "s")
+        try await Task.sleep(for: .seconds(1))
+        let state = await stack.player.state
+        guard case .error(let message) = state else { return XCTFail("\(state)") }
+        XCTAssertTrue(message.hasPrefix("station s: schedule is not valid JSON"), message)
+    }
+
+    /// "must be shown" 5: `play(at: now − 1 h)` plays what the schedule had an hour ago.
+    func testTimeShiftedPlaybackPlaysTheScheduleAsItAiredAnHourAgo() async throws {
+        let stack = try await stack(station: "shift", spins: [("hour-ago", 700, -3600 - 5, 30), ("now", 1000, -5, 30)])
+        defer { stack.engine.shutdown() }
+        await stack.player.play(stationID: "shift", at: Date().addingTimeInterval(-3600))
+        try await Task.sleep(for: .seconds(1.5))
+        let state = await stack.player.state
+        guard case .playing(let spin) = state else { return XCTFail("\(state)") }
+        XCTAssertEqual(spin.id, "hour-ago")
+        XCTAssertGreaterThan(amplitude(stack, 700, secondsAgo: 0.3), 0.2)
+        XCTAssertLessThan(amplitude(stack, 1000, secondsAgo: 0.3), 0.001)
+    }
+
+    func testInterruptPausesAndResumeRejoinsTheLivePosition() async throws {
+        let stack = try await stack(station: "s", spins: [("now", 600, -5, 30)])
+        defer { stack.engine.shutdown() }
+        await stack.player.play(stationID: "s")
+        try await Task.sleep(for: .seconds(1.2))
+        await stack.player.pauseForInterruption(.interruption)
+        try await Task.sleep(for: .seconds(0.6))
+        let state = await stack.player.state
+        guard case .paused(let spin, .interruption) = state else { return XCTFail("\(state)") }
+        XCTAssertEqual(spin?.id, "now")
+        XCTAssertLessThan(amplitude(stack, 600, secondsAgo: 0.15), 0.001, "silence while paused")
+        await stack.player.resumeAfterInterruption()
+        try await Task.sleep(for: .seconds(1.2))
+        let resumed = await stack.player.state
+        guard case .playing = resumed else { return XCTFail("\(resumed)") }
+        XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.2), 0.2)
+        XCTAssertEqual(try stack.server.requests(matching: "/schedule").count, 2, "resume fetches the schedule again")
+    }
+}
