@@ -22,10 +22,14 @@ final class StationPlayerTests: XCTestCase {
         }
     }
 
-    /// Spins relative to now: (id, frequency, seconds from now, duration).
-    func stack(station: String, spins: [(String, Double, Double, Double)], faults: [[String: Any]] = []) async throws -> Stack {
+    /// Spins relative to now (the server's now): (id, frequency, seconds from now, duration).
+    func stack(
+        station: String, spins: [(String, Double, Double, Double)], faults: [[String: Any]] = [], serverClockOffset: Double = 0,
+        cacheBudget: Int64 = 32 << 20
+    ) async throws -> Stack {
         let server = try FakePlayola()
-        let now = Date()
+        if serverClockOffset != 0 { _ = try server.control("POST", "/_clock", ["offset": serverClockOffset]) }
+        let now = Date().addingTimeInterval(serverClockOffset)
         var served: [Spin] = []
         for (id, frequency, offset, seconds) in spins {
             let file = try Fixtures.tone(frequency, seconds: seconds, rate: 48000, codec: .mp3)
@@ -39,7 +43,7 @@ final class StationPlayerTests: XCTestCase {
         let http = HTTPClient()
         var api = PlayolaAPI(baseURL: server.base, http: http)
         api.retryDelays = [0.05, 0.1, 0.2]
-        let cache = try AudioCache(directory: Fixtures.temporaryDirectory("player-cache"), budgetBytes: 32 << 20)
+        let cache = try AudioCache(directory: Fixtures.temporaryDirectory("player-cache"), budgetBytes: cacheBudget)
         let sink = PacedSink()
         let clock = ServerCorrectedClock()
         let engine = LiveEngine(sink: sink, clock: clock)
@@ -141,5 +145,32 @@ final class StationPlayerTests: XCTestCase {
         guard case .playing = resumed else { return XCTFail("\(resumed)") }
         XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.2), 0.2)
         XCTAssertEqual(try stack.server.requests(matching: "/schedule").count, 2, "resume fetches the schedule again")
+    }
+
+    /// A board that booted with a clock an hour fast: the server's `Date` says so, and the schedule is
+    /// played against the server's time.
+    func testAWrongSystemClockIsCorrectedByTheServersDate() async throws {
+        let stack = try await stack(station: "s", spins: [("server-now", 600, -5, 30), ("clock-now", 900, 3595, 30)],
+                                    serverClockOffset: -3600)
+        defer { stack.engine.shutdown() }
+        let notices = Mutex<[String]>([])
+        Task { for await event in stack.player.events { if case .notice(let text) = event { notices.withLock { $0.append(text) } } } }
+        await stack.player.play(stationID: "s")
+        try await Task.sleep(for: .seconds(1.5))
+        let state = await stack.player.state
+        guard case .playing(let spin) = state else { return XCTFail("\(state)") }
+        XCTAssertEqual(spin.id, "server-now")
+        XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.3), 0.2)
+        XCTAssertTrue(notices.withLock { $0 }.contains { $0.contains("differs from the server's by -3600 s") }, "\(notices.withLock { $0 })")
+    }
+
+    func testACacheTooSmallForWhatMustPlayIsAnError() async throws {
+        let stack = try await stack(station: "s", spins: [("big", 600, -5, 30)], cacheBudget: 100_000)
+        defer { stack.engine.shutdown() }
+        await stack.player.play(stationID: "s")
+        try await Task.sleep(for: .seconds(1))
+        let state = await stack.player.state
+        guard case .error(let message) = state else { return XCTFail("\(state)") }
+        XCTAssertTrue(message.hasPrefix("cache budget of 100000 bytes is too small"), message)
     }
 }

@@ -31,6 +31,8 @@ public actor StationPlayer {
     private var failed: Set<String> = []
     private var requested: Set<String> = []
     private var progress: [String: Double] = [:]
+    /// A problem no retry can mend (the cache budget): the state stays `error` for this generation.
+    private var configurationProblem: String?
 
     public init(
         api: PlayolaAPI, downloader: AudioDownloader, engine: LiveEngine, clock: ServerCorrectedClock,
@@ -107,6 +109,7 @@ public actor StationPlayer {
         failed = []
         requested = []
         progress = [:]
+        configurationProblem = nil
         let downloader = self.downloader
         Task { await downloader.cancel() }
     }
@@ -188,6 +191,7 @@ public actor StationPlayer {
         }
         engine.setProgram(window.filter { !failed.contains($0.id) }.map { ProgramEntry(spin: $0, file: files[$0.id]) })
         // State: loading until the audible spin's file is here; never back from playing to loading.
+        guard configurationProblem == nil else { return }
         let audible = schedule.nowPlaying(at: now) ?? window.first
         if let audible, files[audible.id] != nil || failed.contains(audible.id) {
             if state != .playing(audible) { publish(.playing(audible)) }
@@ -210,6 +214,11 @@ public actor StationPlayer {
             files[id] = path
         case .failure(.cancelled):
             requested.remove(id)
+        case .failure(.cache(_, let error)) where { if case .noSpace = error { true } else { false } }():
+            // The budget cannot hold what must play next: a configuration error, said as the state.
+            failed.insert(id)
+            configurationProblem = "\(error)"
+            publish(.error("\(error)"))
         case .failure(let error):
             failed.insert(id)
             notice("spin \(id) will be silent: \(error)")
