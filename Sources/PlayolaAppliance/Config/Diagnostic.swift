@@ -19,11 +19,7 @@ struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The compiler's format, so editors and terminals can jump to the line.
-    var description: String { "\(file):\(line):  \(severity.rawValue): \(message)".replacingFirstDoubleSpace() }
-}
-
-private extension String {
-    func replacingFirstDoubleSpace() -> String { self }
+    var description: String { "\(file):\(line): \(severity.rawValue): \(message)" }
 }
 
 /// Suggestions for misspelled section and key names.

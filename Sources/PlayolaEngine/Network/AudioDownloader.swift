@@ -88,7 +88,10 @@ public actor AudioDownloader {
                         ? "the server ignored the Range request" : "no Content-Length in the response (HTTP \(status), \(headers.map(\.name)))"
                 }
                 expected.value = total
-                do { try cache.grow(reservation, to: total) } catch { return "\(error)" }
+                do { try cache.grow(reservation, to: total) } catch {
+                    expected.cacheError = error
+                    return "\(error)"
+                }
                 return nil
             }, progress: { received, _ in
                 if let total = expected.value, total > 0 { progress?(Double(offset + received) / Double(total)) }
@@ -100,6 +103,7 @@ public actor AudioDownloader {
             return .failure(.http(url, .truncated(reason)))
         } catch .refused(let reason) {
             cache.abandon(reservation)
+            if let cacheError = expected.cacheError { return .failure(.cache(url, cacheError)) }
             return .failure(.refused(url, reason))
         } catch {
             if case .status = error { cache.abandon(reservation) } // keep a partial file only to resume it
@@ -147,6 +151,7 @@ public actor AudioDownloader {
 // transfer, all on the network thread.
 private final class ExpectedLength: @unchecked Sendable {
     var value: Int64?
+    var cacheError: CacheError?
 }
 
 public enum DownloadError: Error, Equatable, CustomStringConvertible {
