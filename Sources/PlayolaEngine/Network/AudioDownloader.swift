@@ -88,7 +88,7 @@ public actor AudioDownloader {
                         ? "the server ignored the Range request" : "no Content-Length in the response (HTTP \(status), \(headers.map(\.name)))"
                 }
                 expected.value = total
-                do { try cache.grow(reservation, to: total) } catch {
+                do throws(CacheError) { try cache.grow(reservation, to: total) } catch {
                     expected.cacheError = error
                     return "\(error)"
                 }

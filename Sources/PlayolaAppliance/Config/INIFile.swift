@@ -1,0 +1,158 @@
+import CINIH
+import Glibc
+
+/// One `key = value` line.
+struct INIEntry: Sendable, Equatable {
+    /// The section name with surrounding blanks removed ("" before any section).
+    var section: String
+    var key: String
+    var value: String
+    var line: Int
+    /// The line of this entry's `[section]` header (0 before any): libinih merges two sections of the same
+    /// name, and a repeated `[station NAME]` must be told apart from the first.
+    var sectionLine: Int
+}
+
+/// One `[section]` header, kept because libinih reports only keys, so an empty section would otherwise vanish.
+struct INISection: Sendable, Equatable {
+    var name: String
+    var line: Int
+}
+
+/// Why a config file could not be parsed at all.
+enum ConfigError: Error, Sendable, Equatable {
+    /// `reason` is strerror's text.
+    case unreadable(reason: String)
+    case syntax(line: Int)
+    case lineTooLong(line: Int, limit: Int)
+
+    var line: Int {
+        switch self {
+        case .unreadable: 0
+        case .syntax(let line), .lineTooLong(let line, _): line
+        }
+    }
+
+    var message: String {
+        switch self {
+        case .unreadable(let reason): "cannot read: \(reason)"
+        case .syntax: "syntax error"
+        case .lineTooLong(_, let limit): "line is too long: at most \(limit) characters"
+        }
+    }
+}
+
+/// An INI file as parsed by libinih, in file order, with the line of everything.
+struct INIFile: Sendable, Equatable {
+    var sections: [INISection] = []
+    var entries: [INIEntry] = []
+
+    static func parse(path: String) throws(ConfigError) -> INIFile {
+        try parse(bytes: try readAll(path))
+    }
+
+    static func parse(text: String) throws(ConfigError) -> INIFile {
+        try parse(bytes: Array(text.utf8))
+    }
+
+    static func parse(bytes: [UInt8]) throws(ConfigError) -> INIFile {
+        let feeder = LineFeeder(bytes)
+        let user = Unmanaged.passUnretained(feeder).toOpaque()
+        // Parsing a stream we feed ourselves is how we learn line numbers: this libinih is built without
+        // INI_HANDLER_LINENO, and it calls the handler for a line right after reading that line.
+        let result = withExtendedLifetime(feeder) { ini_parse_stream(LineFeeder.reader, user, LineFeeder.handler, user) }
+        let firstError = [result > 0 ? ConfigError.syntax(line: Int(result)) : nil, feeder.firstTooLong]
+            .compactMap { $0 }.min { $0.line < $1.line }
+        if let firstError { throw firstError }
+        if result < 0 { throw ConfigError.unreadable(reason: String(cString: strerror(ENOMEM))) }
+        return feeder.file
+    }
+
+    private static func readAll(_ path: String) throws(ConfigError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .unreadable(reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let got = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 { throw .unreadable(reason: String(cString: strerror(errno))) }
+            if got == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<got])
+        }
+    }
+}
+
+/// Hands libinih one physical line per read, so its line count and ours are the same.
+private final class LineFeeder {
+    private let bytes: [UInt8]
+    private var offset = 0
+    private var lineNumber = 0
+    private var section = ""
+    private var sectionLine = 0
+    private(set) var file = INIFile()
+    private(set) var firstTooLong: ConfigError?
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    static let reader: ini_reader = { buffer, size, stream in
+        guard let buffer, let stream else { return nil }
+        let feeder = Unmanaged<LineFeeder>.fromOpaque(stream).takeUnretainedValue()
+        return feeder.nextLine(into: buffer, capacity: Int(size)) ? buffer : nil
+    }
+
+    static let handler: ini_handler = { user, _, name, value in
+        guard let user, let name, let value else { return 1 }
+        let feeder = Unmanaged<LineFeeder>.fromOpaque(user).takeUnretainedValue()
+        feeder.file.entries.append(INIEntry(
+            section: feeder.section, key: String(cString: name), value: String(cString: value),
+            line: feeder.lineNumber, sectionLine: feeder.sectionLine))
+        return 1
+    }
+
+    private func nextLine(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Bool {
+        guard offset < bytes.count else { return false }
+        lineNumber += 1
+        var end = offset
+        while end < bytes.count && bytes[end] != UInt8(ascii: "\n") { end += 1 }
+        var start = offset
+        if lineNumber == 1 && bytes[start...].starts(with: [0xEF, 0xBB, 0xBF]) { start += 3 }
+        // Leading blanks go: libinih would take an indented line as the continuation of the previous value
+        // (Python's multi-line values), silently swallowing an indented `key = value`.
+        while start < end && (bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t")) { start += 1 }
+        offset = end + 1
+        var content = bytes[start..<end]
+        if content.count + 2 > capacity {
+            if firstTooLong == nil { firstTooLong = .lineTooLong(line: lineNumber, limit: capacity - 2) }
+            content = []
+        }
+        noteSection(content)
+        content.withUnsafeBytes { raw in
+            buffer.withMemoryRebound(to: UInt8.self, capacity: capacity) { out in
+                if let base = raw.baseAddress { out.update(from: base.assumingMemoryBound(to: UInt8.self), count: raw.count) }
+                out[raw.count] = UInt8(ascii: "\n")
+                out[raw.count + 1] = 0
+            }
+        }
+        return true
+    }
+
+    /// libinih only reports keys, so headers are noted here; a header libinih rejects fails the parse anyway.
+    private func noteSection(_ content: ArraySlice<UInt8>) {
+        guard content.first == UInt8(ascii: "["), let close = content.firstIndex(of: UInt8(ascii: "]")) else { return }
+        section = String(decoding: content[(content.startIndex + 1)..<close], as: UTF8.self).trimmedBlanks
+        sectionLine = lineNumber
+        file.sections.append(INISection(name: section, line: lineNumber))
+    }
+}
+
+extension String {
+    /// Without surrounding spaces, tabs and line ends.
+    var trimmedBlanks: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return String(scalars[first...last])
+    }
+}
