@@ -5,14 +5,37 @@ let usage = """
     usage: playola <command> [options]
 
     commands:
-      render     render a schedule to a WAV file in virtual time (playola render --help)
-      version    print the version
+      run                      the service (playola run --help)
+      status                   what the service is doing (JSON)
+      play [STATION] [--ago D] play a station, or the current one; --ago 1h: as it aired an hour ago
+      next, previous           the next or previous configured station
+      stop, pause, resume      stop; pause (an interruption); resume at the live position
+      volume N                 volume in percent
+      check-config [FILE]      validate a config file without playing
+      render                   render a schedule to a WAV file in virtual time (playola render --help)
+      version                  print the version
+
+    The clients find the service's socket from --socket PATH or the config (--config FILE, default /etc/playola.ini).
     """
+
+/// The socket the clients talk to: --socket, else the config's.
+func socketPath(_ words: [String]) throws -> (String, [String]) {
+    let arguments = try Arguments(words, valued: ["socket", "config", "ago"])
+    if let socket = arguments.options["socket"] { return (socket, arguments.positional + (arguments.options["ago"].map { ["--ago", $0] } ?? [])) }
+    let path = arguments.options["config"] ?? "/etc/playola.ini"
+    let socket = ApplianceConfig.load(path: path).config?.service.socket ?? ApplianceConfig.Service().socket
+    return (socket, arguments.positional + (arguments.options["ago"].map { ["--ago", $0] } ?? []))
+}
 
 let words = Array(CommandLine.arguments.dropFirst())
 do {
     switch words.first {
     case "render": exit(try await RenderCommand.run(Array(words.dropFirst())))
+    case "run": exit(try await RunCommand.run(Array(words.dropFirst())))
+    case "check-config": exit(CheckConfigCommand.run(Array(words.dropFirst())))
+    case "status", "play", "next", "previous", "stop", "pause", "resume", "volume":
+        let (socket, command) = try socketPath(Array(words.dropFirst()))
+        exit(ControlClient.run([words[0]] + command, socketPath: socket))
     case "version", "--version": Console.out("playola \(PlayolaVersion.string)")
     case nil, "help", "--help", "-h": Console.out(usage)
     case let command?:

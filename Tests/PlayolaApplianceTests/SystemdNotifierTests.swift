@@ -22,7 +22,7 @@ final class SystemdNotifierTests: XCTestCase {
                 let template = NSTemporaryDirectory() + "playola-notify-XXXXXX"
                 var name = Array(template.utf8CString)
                 guard mkdtemp(&name) != nil else { throw POSIXError(POSIXErrorCode(rawValue: errno)!) }
-                let created = String(cString: name)
+                let created = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 directory = created
                 path = created + "/notify"
                 bytes = Array(path.utf8) + [0]

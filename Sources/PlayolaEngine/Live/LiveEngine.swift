@@ -111,11 +111,16 @@ public final class LiveEngine: Sendable {
             let cursor = framesWritten.load(ordering: .acquiring)
             let (program, clock, started) = shared.withLock { ($0.program, $0.clock!, $0.started) }
             let wanted = Set(program.map(\.spin.id))
-            // Retire voices whose spin left the program, or which have played out.
+            // Voices whose spin left the program fade out, then retire; so do voices that played out.
             for index in 0..<slots.capacity {
                 guard let voice = slots.voice(index), slots.state(index) == VoiceSlots.active else { continue }
-                if !wanted.contains(voice.spin.id) || (voice.isExhausted && voice.ring.availableToRead == 0) {
-                    if voice.isExhausted { reportEnd(voice, clock: clock) }
+                if !wanted.contains(voice.spin.id) {
+                    voice.fadeOutRequested.store(true, ordering: .releasing)
+                }
+                if voice.isSilenced.load(ordering: .acquiring) {
+                    slots.retire(index)
+                } else if voice.isExhausted && voice.ring.availableToRead == 0 {
+                    reportEnd(voice, clock: clock)
                     slots.retire(index)
                 } else {
                     voice.fill(upTo: cursor - voice.startFrame + lookahead)

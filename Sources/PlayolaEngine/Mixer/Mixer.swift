@@ -28,6 +28,7 @@ public enum Mixer {
 
     @inline(__always)
     static func add(_ voice: Voice, blockStart: Int64, frames: Int, into output: UnsafeMutablePointer<Float>) {
+        if voice.isSilenced.load(ordering: .relaxed) { return }
         let firstVoiceFrame = blockStart - voice.startFrame
         // Never backfill: a voice behind the block drops what it is late by.
         if voice.readFrame < firstVoiceFrame {
@@ -37,18 +38,21 @@ public enum Mixer {
         guard blockOffset < frames else { return }
         let envelope = voice.envelope
         let framesPerMS = Double(voice.mixRate) / 1000
+        // A voice leaving the program fades out over 20 ms, so a stop or a station change never clicks.
+        let fading = voice.fadeOutRequested.load(ordering: .acquiring)
+        let fadeStep = fading ? 1 / (Float(voice.mixRate) * 0.02) : 0
+        var fadeGain = voice.fadeOutGain
         var voiceFrame = voice.readFrame
         let consumed = voice.ring.consume(frames: frames - blockOffset) { source, count, offset in
             var done = 0
             while done < count {
-                // One linear piece of the envelope at a time: gain = g0 + slope * k.
+                // One linear piece of the envelope at a time: gain(frame) = base + slope * (frame - anchor),
+                // a pure function of the voice frame in Double, so a render joined mid-ramp is bit-identical
+                // to one that played through it.
                 let ms = Double(voiceFrame) / framesPerMS
                 let segment = envelope.segmentIndex(atMS: ms)
                 let a = envelope.points[segment]
                 var run = count - done
-                // gain(frame) = base + slope * (frame - anchor): a pure function of the voice frame, in
-                // Double, so a render joined mid-ramp is bit-identical to one that played through it.
-                var base = Double(a.gain)
                 var slope = 0.0
                 let anchor = a.ms * framesPerMS
                 if segment + 1 < envelope.points.count {
@@ -56,11 +60,19 @@ public enum Mixer {
                     let endFrame = Int64((b.ms * framesPerMS).rounded(.up))
                     run = max(1, min(run, Int(endFrame - voiceFrame)))
                     slope = Double(b.gain - a.gain) / ((b.ms - a.ms) * framesPerMS)
-                    base = Double(a.gain)
                 }
+                let base = Double(a.gain)
                 let out = output + (blockOffset + offset + done) * 2
                 let input = source + done * 2
-                if slope == 0 {
+                if fading {
+                    let first = Double(voiceFrame) - anchor
+                    for k in 0..<run {
+                        let gain = Float(base + slope * (first + Double(k))) * fadeGain
+                        fadeGain = max(0, fadeGain - fadeStep)
+                        out[2 * k] += input[2 * k] * gain
+                        out[2 * k + 1] += input[2 * k + 1] * gain
+                    }
+                } else if slope == 0 {
                     let gain = Float(base)
                     for k in 0..<run {
                         out[2 * k] += input[2 * k] * gain
@@ -79,5 +91,9 @@ public enum Mixer {
             }
         }
         voice.readFrame += Int64(consumed)
+        if fading {
+            voice.fadeOutGain = fadeGain
+            if fadeGain == 0 { voice.isSilenced.store(true, ordering: .releasing) }
+        }
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One spin on its way to the mix: its decoder (and resampler), positioned at the join point, filling
 /// a ring of stereo frames at the mix rate, and the gain envelope the mixer applies.
 ///
@@ -23,6 +25,12 @@ public final class Voice {
     var readFrame: Int64
     /// The decoder reached the end (or failed) and everything it produced is in the ring.
     public private(set) var isExhausted = false
+    /// Asked by the decode side (the spin left the program): the render side fades the voice out over
+    /// `fadeOutFrames` and then reports it silent, so removing a voice never clicks.
+    public let fadeOutRequested = Atomic<Bool>(false)
+    public let isSilenced = Atomic<Bool>(false)
+    /// Render side only: the fade-out's current gain.
+    var fadeOutGain: Float = 1
     public private(set) var failure: AudioDecoderError?
 
     private let decoder: any AudioDecoder

@@ -28,6 +28,13 @@ public actor AudioDownloader {
 
     /// The cached file for `url`, downloading it if needed. `progress` gets 0…1 when the length is known.
     public func file(for url: String, progress: (@Sendable (Double) -> Void)? = nil) async -> Result<String, DownloadError> {
+        if url.hasPrefix("file://") {
+            // A local folder's file: nothing to download or cache.
+            let path = String(url.dropFirst(7))
+            guard access(path, R_OK) == 0 else { return .failure(.refused(url, String(cString: strerror(errno)))) }
+            progress?(1)
+            return .success(path)
+        }
         if let path = cache.lookup(url) {
             progress?(1)
             return .success(path)

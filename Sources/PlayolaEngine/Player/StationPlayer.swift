@@ -16,11 +16,17 @@ public actor StationPlayer {
     private let reporter: ListeningSessionReporter?
     public var lookahead: Double = 600
     public var refreshInterval: Double = 20
-    public var volume: Float = 1
+    public private(set) var volume: Float = 1
+
+    /// The master gain (after the perceptual curve); ramps, so a step never clicks.
+    public func setVolume(_ gain: Float) {
+        volume = gain
+        engine.setGain(gain)
+    }
 
     private var generation = 0
     private var loop: Task<Void, Never>?
-    private var station: (id: String, shift: Double)?
+    private var station: (source: any ScheduleSource, shift: Double)?
     /// Armed by an interruption of a playing or loading station; consumed by the resume.
     private var resumeArmed = false
     private var reporting: Task<Void, Never>?
@@ -46,11 +52,16 @@ public actor StationPlayer {
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
     }
 
-    /// Plays `stationID`; with `at`, the schedule as it aired then (time-shifted playback).
+    /// Plays the Playola station `stationID`; with `at`, the schedule as it aired then (time-shifted playback).
     public func play(stationID: String, at date: Date? = nil) {
+        play(PlayolaStationSource(api: api, stationID: stationID), at: date)
+    }
+
+    /// Plays any schedule source (a Playola station, a local folder).
+    public func play(_ source: any ScheduleSource, at date: Date? = nil) {
         let shift = date.map { clock.now().timeIntervalSince($0) } ?? 0
         resumeArmed = false
-        begin(stationID: stationID, shift: shift)
+        begin(source, shift: shift)
     }
 
     public func stop() {
@@ -80,29 +91,34 @@ public actor StationPlayer {
     public func resumeAfterInterruption() {
         guard resumeArmed, let station else { return }
         resumeArmed = false
-        begin(stationID: station.id, shift: station.shift)
+        begin(station.source, shift: station.shift)
     }
 
-    public var currentStation: String? { station?.id }
+    public var currentStation: String? { station?.source.stationID }
+
+    /// What the schedule says plays next after the current spin (for status).
+    public var nextSpin: Spin? {
+        let now = clock.now()
+        return schedule.spins.first { $0.airtime > now }
+    }
 
     // MARK: the station loop
 
-    private func begin(stationID: String, shift: Double) {
+    private func begin(_ source: any ScheduleSource, shift: Double) {
         halt()
-        station = (stationID, shift)
+        station = (source, shift)
         generation += 1
         let current = generation
         publish(.loading(0))
-        engine.setGain(volume)
-        loop = Task { await self.run(stationID: stationID, shift: shift, generation: current) }
+        loop = Task { await self.run(source, shift: shift, generation: current) }
     }
 
-    /// Ends the current generation: cancels its loop and downloads, fades the output and clears the program.
+    /// Ends the current generation: cancels its loop and downloads and clears the program (the engine
+    /// fades each voice out over 20 ms; the PCM keeps running on silence).
     private func halt() {
         generation += 1
         loop?.cancel()
         loop = nil
-        engine.setGain(0)
         engine.setProgram([])
         schedule = Schedule(spins: [])
         files = [:]
@@ -114,12 +130,12 @@ public actor StationPlayer {
         Task { await downloader.cancel() }
     }
 
-    private func run(stationID: String, shift: Double, generation: Int) async {
+    private func run(_ source: any ScheduleSource, shift: Double, generation: Int) async {
         var failures = 0
         // The first fetch: retried; an empty or unreachable schedule is `error`, retried with backoff.
         while self.generation == generation {
             do {
-                let fetch = try await api.fetchScheduleRetrying(stationID: stationID)
+                let fetch = try await source.fetchSchedule(retrying: true)
                 guard self.generation == generation else { return }
                 adopt(fetch, shift: shift)
                 break
@@ -142,7 +158,7 @@ public actor StationPlayer {
             if spinStarted || monotonicSeconds() - lastRefresh >= refreshInterval {
                 lastRefresh = monotonicSeconds()
                 do {
-                    let fetch = try await api.fetchSchedule(stationID: stationID)
+                    let fetch = try await source.fetchSchedule(retrying: false)
                     guard self.generation == generation else { return }
                     adopt(fetch, shift: shift)
                 } catch {
@@ -231,7 +247,7 @@ public actor StationPlayer {
     private func publish(_ new: PlayerState) {
         state = new
         continuation.yield(.state(new))
-        if let reporter {
+        if let reporter, station?.source.reportsListening ?? true {
             if case .loading = new { return }
             let stationID: String? = if case .playing(let spin) = new { spin.stationID } else { nil }
             // One chain, so the reporter sees the states in the order they happened.

@@ -2,7 +2,7 @@ import Glibc
 
 /// Starts a detached POSIX thread running `body`: the engine's long-lived threads (network, decode,
 /// render) are plain threads with names, not tasks, so they never wait behind the cooperative pool.
-func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
+public func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
     final class Box: Sendable {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }

@@ -1,0 +1,50 @@
+# Build, install and package the Playola appliance.
+#   make build                       release binary, Swift runtime linked in (no Swift toolchain on the board)
+#   make install DESTDIR=/x          the file system layout; PREFIX=/usr by default
+#   make deb                         $(BUILD_DIR)/playola_<version>_<arch>.deb
+# SCRATCH_PATH lets a build keep away from a .build another build is using.
+
+PREFIX       ?= /usr
+SYSCONFDIR   ?= /etc
+DESTDIR      ?=
+BINDIR       ?= $(PREFIX)/bin
+DATADIR      ?= $(PREFIX)/share/playola
+UNITDIR      ?= $(PREFIX)/lib/systemd/system
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+SWIFT        ?= swift
+SCRATCH_PATH ?= .build
+BUILD_DIR    ?= build
+# The INI to install; another path lets a package be built before etc/playola.ini exists.
+INI          ?= etc/playola.ini
+
+SWIFT_BUILD = $(SWIFT) build -c release --product playola --static-swift-stdlib --scratch-path "$(SCRATCH_PATH)"
+
+.PHONY: all build install deb clean
+
+all: build
+
+build:
+	$(SWIFT_BUILD)
+
+# The shell globs udev rules and demo media, not make: the demo names contain spaces, and an empty or
+# missing udev/ must install nothing rather than fail (or leave an empty rules.d behind).
+install: build
+	bin="$$($(SWIFT_BUILD) --show-bin-path)" && \
+	install -D -m 0755 "$$bin/playola" "$(DESTDIR)$(BINDIR)/playola"
+	install -D -m 0644 "$(INI)" "$(DESTDIR)$(SYSCONFDIR)/playola.ini"
+	install -D -m 0644 etc/systemd/playola.service "$(DESTDIR)$(UNITDIR)/playola.service"
+	install -D -m 0644 etc/systemd/var-cache-playola.mount "$(DESTDIR)$(UNITDIR)/var-cache-playola.mount"
+	for rule in udev/*.rules; do \
+	  [ -f "$$rule" ] || continue; \
+	  install -D -m 0644 "$$rule" "$(DESTDIR)$(UDEVRULESDIR)/$${rule##*/}"; \
+	done
+	for media in demo/media/*; do \
+	  [ -f "$$media" ] || continue; \
+	  install -D -m 0644 "$$media" "$(DESTDIR)$(DATADIR)/demo/$${media##*/}"; \
+	done
+
+deb: build
+	BUILD_DIR="$(BUILD_DIR)" MAKE="$(MAKE)" packaging/build-deb.sh
+
+clean:
+	rm -rf "$(BUILD_DIR)"

@@ -1,0 +1,191 @@
+import Glibc
+
+/// Everything `/etc/playola.ini` says, with the defaults filled in. Built by `ApplianceConfig.load(path:)`.
+struct ApplianceConfig: Sendable, Equatable {
+    struct Player: Sendable, Equatable {
+        /// Played at first boot; afterwards the last station played wins. nil: the first station in the file.
+        var station: String? = nil
+        /// An ALSA PCM name.
+        var device = "default"
+        /// Percent, 0...100.
+        var volume = 80
+        /// 48000 or 44100.
+        var rate = 48000
+    }
+
+    struct Service: Sendable, Equatable {
+        var socket = "/run/playola/control.sock"
+        var stateDir = "/var/lib/playola"
+    }
+
+    struct Cache: Sendable, Equatable {
+        /// Room for the spin playing and the next ones; less and a long spin cannot be fetched ahead.
+        static let minimumSize: Int64 = 16 << 20
+
+        var dir = "/var/cache/playola"
+        /// Bytes.
+        var size: Int64 = 64 << 20
+    }
+
+    struct Playola: Sendable, Equatable {
+        enum TokenSource: Sendable, Equatable {
+            case file(String)
+            case inline(String)
+        }
+
+        var api = "https://admin-api.playola.fm"
+        var tokenSource: TokenSource? = nil
+
+        /// The bearer token now, or nil. A token file is read again on every call, so a token replaced on
+        /// disk (a refresh after a 401) is picked up without a restart.
+        func token() -> String? {
+            switch tokenSource {
+            case .inline(let token)?: return token.isEmpty ? nil : token
+            case .file(let path)?: return TokenFile.read(path)
+            case nil: return nil
+            }
+        }
+    }
+
+    struct LED: Sendable, Equatable {
+        var status: LineRef? = nil
+        var network: LineRef? = nil
+    }
+
+    enum LogLevel: String, Sendable, Equatable, CaseIterable {
+        case error, warning, info, debug
+    }
+
+    struct Log: Sendable, Equatable {
+        var level = LogLevel.info
+    }
+
+    var player = Player()
+    var service = Service()
+    var cache = Cache()
+    var playola = Playola()
+    /// In file order.
+    var stations: [StationConfig] = []
+    var gpio = GPIOConfig()
+    var led = LED()
+    var log = Log()
+
+    /// What to play when there is no saved last station.
+    var firstBootStation: StationConfig? {
+        stations.first { $0.name == player.station } ?? stations.first
+    }
+}
+
+struct StationConfig: Sendable, Equatable {
+    var name: String
+    var kind: StationKind
+    /// The line of its `[station NAME]` header.
+    var line: Int
+}
+
+enum StationKind: Sendable, Equatable {
+    /// `timeshift`: seconds, negative: the schedule as it aired that long ago. nil: live.
+    case playola(id: String, timeshift: Double?)
+    /// `headers`: whole `Name: value` lines, sent with every request.
+    case stream(url: String, headers: [String])
+    case local(path: String)
+}
+
+/// A GPIO line, as its name (needs no chip) or its offset on the chip.
+enum LineRef: Sendable, Hashable, CustomStringConvertible {
+    case name(String)
+    case offset(Int)
+
+    /// `GPIO17` or `17`. A name must end in a digit, as board line names do (GPIO17, PA7, P9_12): that keeps a
+    /// slip like `volume_up = yes` from passing as a line name.
+    init?(parsing text: String) {
+        if let offset = ConfigValue.wholeNumber(Substring(text)) {
+            self = .offset(offset)
+            return
+        }
+        guard let first = text.first, first.isASCII, first.isLetter, text.last?.isWholeNumber == true,
+              text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+        else { return nil }
+        self = .name(text)
+    }
+
+    var description: String {
+        switch self {
+        case .name(let name): name
+        case .offset(let offset): "offset \(offset)"
+        }
+    }
+}
+
+enum ButtonAction: Sendable, Equatable {
+    case nextStation, previousStation, stop, interrupt, volumeUp, volumeDown, shutdown
+    case station(String)
+
+    /// The `[gpio]` keys of the fixed actions, in the order the sample config documents them.
+    static let keyed: [(key: String, action: ButtonAction)] = [
+        ("next_station", .nextStation), ("previous_station", .previousStation), ("stop", .stop),
+        ("interrupt", .interrupt), ("volume_up", .volumeUp), ("volume_down", .volumeDown), ("shutdown", .shutdown),
+    ]
+}
+
+struct GPIOConfig: Sendable, Equatable {
+    struct Button: Sendable, Equatable {
+        var action: ButtonAction
+        var lineRef: LineRef
+        /// Config file line.
+        var line: Int
+    }
+
+    struct Encoder: Sendable, Equatable {
+        var a: LineRef
+        var b: LineRef
+        /// Config file line.
+        var line: Int
+    }
+
+    enum EncoderAction: String, Sendable, Equatable {
+        case volume, station
+    }
+
+    /// Needed only when a line is given by offset.
+    var chip: String? = nil
+    /// In file order.
+    var buttons: [Button] = []
+    var encoder: Encoder? = nil
+    var encoderSwitch: LineRef? = nil
+    var encoderAction = EncoderAction.volume
+    var debounceMs = 30
+    var longPressMs = 1000
+    /// Buttons wired to ground, with pull-ups.
+    var activeLow = true
+}
+
+/// A secret kept in its own file, so the config file can stay world-readable.
+enum TokenFile {
+    /// Larger than any bearer token; stops a wrong path (a log, a disk image) from being read whole.
+    static let maximumSize = 64 << 10
+
+    /// The trimmed contents, or nil when missing, unreadable or empty.
+    static func read(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: maximumSize)
+        var count = 0
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { break }
+            count += got
+        }
+        let token = String(decoding: bytes[0..<count], as: UTF8.self).trimmedBlanks
+        return token.isEmpty ? nil : token
+    }
+
+    /// True when anyone on the machine may read `path` (other-read bit); nil with errno set when stat fails.
+    static func isWorldReadable(_ path: String) -> Bool? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return info.st_mode & S_IROTH != 0
+    }
+}

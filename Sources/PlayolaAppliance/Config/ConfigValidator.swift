@@ -1,0 +1,562 @@
+import Glibc
+
+extension ApplianceConfig {
+    /// Reads and checks the config file at `path`. `config` is nil when any diagnostic is an error; warnings
+    /// do not block. Diagnostics come in line order.
+    static func load(path: String) -> (config: ApplianceConfig?, diagnostics: [Diagnostic]) {
+        let ini: INIFile
+        do throws(ConfigError) {
+            ini = try INIFile.parse(path: path)
+        } catch {
+            return (nil, [.error(error.message, file: path, line: error.line)])
+        }
+        var validator = ConfigValidator(file: path)
+        let config = validator.validate(ini)
+        return (config, validator.diagnostics)
+    }
+}
+
+/// INI entries → `ApplianceConfig`, reporting every problem rather than stopping at the first, so one run of
+/// `playola check-config` shows all there is to fix.
+struct ConfigValidator {
+    static let sectionNames = ["player", "service", "cache", "playola", "gpio", "led", "log"]
+    static let playerKeys = ["station", "device", "volume", "rate"]
+    static let serviceKeys = ["socket", "state_dir"]
+    static let cacheKeys = ["dir", "size"]
+    static let playolaKeys = ["api", "token_file", "token"]
+    static let gpioKeys = ["chip"] + ButtonAction.keyed.map(\.key)
+        + ["encoder", "encoder_switch", "encoder_action", "debounce_ms", "long_press_ms", "active_low"]
+    static let ledKeys = ["status", "network"]
+    static let logKeys = ["level"]
+    static let stationTypeKeys = ["playola": ["id", "timeshift"], "stream": ["url", "header"], "local": ["path"]]
+    static let stationKeys = ["type", "id", "timeshift", "url", "header", "path"]
+    /// Keys that may repeat within a section.
+    static let repeatableKeys: Set = ["header"]
+    /// sun_path holds 108 bytes including the terminating NUL.
+    static let maximumSocketPath = 107
+
+    let file: String
+    private(set) var diagnostics: [Diagnostic] = []
+    private var config = ApplianceConfig()
+    /// Every GPIO line in use, to find one wired to two things.
+    private var gpioLines: [(ref: LineRef, line: Int)] = []
+    /// Station names referred to before all stations are known.
+    private var stationReferences: [(name: String, line: Int)] = []
+
+    init(file: String) { self.file = file }
+
+    mutating func validate(_ ini: INIFile) -> ApplianceConfig? {
+        var sectionsByName: [String: [INIEntry]] = [:]
+        var stationHeaders: [(name: String, line: Int)] = []
+        var accepted: Set<Int> = []
+        var firstStationLine: [String: Int] = [:]
+        var sawStationSection = false
+
+        for section in ini.sections {
+            if Self.sectionNames.contains(section.name) {
+                accepted.insert(section.line)
+            } else if let name = Self.stationName(fromSection: section.name) {
+                sawStationSection = true
+                if name.isEmpty {
+                    error("[station] needs a name, like [station porch]", section.line)
+                } else if !Self.isValidStationName(name) {
+                    error("station name '\(name)' may use only letters, digits, '-', '_' and '.'", section.line)
+                } else if let first = firstStationLine[name] {
+                    error("station '\(name)' is configured twice (first at line \(first))", section.line)
+                } else {
+                    firstStationLine[name] = section.line
+                    stationHeaders.append((name, section.line))
+                    accepted.insert(section.line)
+                }
+            } else {
+                warning("unknown section [\(section.name)]\(Self.sectionSuggestion(section.name))", section.line)
+            }
+        }
+
+        // A repeated [player] merges into one; a repeated key is an error wherever it is.
+        var firstKeyLine: [String: Int] = [:]
+        var stationEntries: [Int: [INIEntry]] = [:]
+        for entry in ini.entries {
+            if entry.sectionLine == 0 {
+                warning("key '\(entry.key)' is outside any section", entry.line)
+                continue
+            }
+            guard accepted.contains(entry.sectionLine) else { continue }
+            let isStation = !Self.sectionNames.contains(entry.section)
+            let scope = isStation ? "\(entry.sectionLine)" : entry.section
+            if !Self.repeatableKeys.contains(entry.key) {
+                let id = scope + "\n" + entry.key
+                if let first = firstKeyLine[id] {
+                    error("duplicate key '\(entry.key)' in [\(entry.section)] (first at line \(first))", entry.line)
+                    continue
+                }
+                firstKeyLine[id] = entry.line
+            }
+            if isStation {
+                stationEntries[entry.sectionLine, default: []].append(entry)
+            } else {
+                sectionsByName[entry.section, default: []].append(entry)
+            }
+        }
+
+        for header in stationHeaders {
+            if let station = readStation(header.name, line: header.line, entries: stationEntries[header.line] ?? []) {
+                config.stations.append(station)
+            }
+        }
+        readPlayer(sectionsByName["player"] ?? [])
+        readService(sectionsByName["service"] ?? [])
+        readCache(sectionsByName["cache"] ?? [])
+        readPlayola(sectionsByName["playola"] ?? [])
+        readGPIO(sectionsByName["gpio"] ?? [])
+        readLED(sectionsByName["led"] ?? [])
+        readLog(sectionsByName["log"] ?? [])
+
+        if !sawStationSection {
+            error("no station is configured: add a [station NAME] section", 0)
+        } else if !stationHeaders.isEmpty {
+            // Named stations count even when their section has an error, so one mistake is not reported twice.
+            let names = stationHeaders.map(\.name)
+            for reference in stationReferences where !names.contains(reference.name) {
+                error("station '\(reference.name)' is not configured; stations are: \(names.joined(separator: ", "))",
+                      reference.line)
+            }
+        }
+        checkGPIOLines()
+
+        diagnostics = diagnostics.enumerated()
+            .sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }
+            .map(\.element)
+        return diagnostics.contains { $0.severity == .error } ? nil : config
+    }
+
+    // MARK: Sections
+
+    private mutating func readPlayer(_ entries: [INIEntry]) {
+        for entry in entries {
+            let value = entry.value
+            switch entry.key {
+            case "station":
+                config.player.station = value
+                stationReferences.append((value, entry.line))
+            case "device":
+                if let problem = ConfigValue.deviceProblem(value) {
+                    error(problem, entry.line)
+                } else {
+                    config.player.device = value
+                }
+            case "volume":
+                if let volume = ConfigValue.wholeNumber(Substring(value)), (0...100).contains(volume) {
+                    config.player.volume = volume
+                } else {
+                    error("volume must be a whole number from 0 to 100, not '\(value)'", entry.line)
+                }
+            case "rate":
+                if let rate = ConfigValue.wholeNumber(Substring(value)), rate == 48000 || rate == 44100 {
+                    config.player.rate = rate
+                } else {
+                    error("rate must be 48000 or 44100, not '\(value)'", entry.line)
+                }
+            default:
+                unknownKey(entry, known: Self.playerKeys)
+            }
+        }
+    }
+
+    private mutating func readService(_ entries: [INIEntry]) {
+        for entry in entries {
+            switch entry.key {
+            case "socket":
+                guard let path = absolutePath(entry) else { continue }
+                if path.utf8.count > Self.maximumSocketPath {
+                    error("socket must be at most \(Self.maximumSocketPath) bytes long (a Unix socket limit), "
+                          + "not \(path.utf8.count)", entry.line)
+                } else {
+                    config.service.socket = path
+                }
+            case "state_dir":
+                if let path = absolutePath(entry) { config.service.stateDir = path }
+            default:
+                unknownKey(entry, known: Self.serviceKeys)
+            }
+        }
+    }
+
+    private mutating func readCache(_ entries: [INIEntry]) {
+        for entry in entries {
+            switch entry.key {
+            case "dir":
+                if let path = absolutePath(entry) { config.cache.dir = path }
+            case "size":
+                guard let size = ConfigValue.byteSize(entry.value) else {
+                    error("size must be a number of bytes with an optional k, M or G suffix, like 64M, "
+                          + "not '\(entry.value)'", entry.line)
+                    continue
+                }
+                if size < ApplianceConfig.Cache.minimumSize {
+                    error("cache size \(entry.value) is too small: "
+                          + "at least 16M is needed to hold the playing and the next spins", entry.line)
+                } else {
+                    config.cache.size = size
+                }
+            default:
+                unknownKey(entry, known: Self.cacheKeys)
+            }
+        }
+    }
+
+    private mutating func readPlayola(_ entries: [INIEntry]) {
+        var tokenFileEntry: INIEntry?
+        var tokenEntry: INIEntry?
+        for entry in entries {
+            switch entry.key {
+            case "api":
+                let value = entry.value
+                if ["http://", "https://"].contains(where: { value.hasPrefix($0) && value.count > $0.count }) {
+                    config.playola.api = value
+                } else {
+                    error("api must be an http:// or https:// URL, not '\(value)'", entry.line)
+                }
+            case "token_file":
+                if absolutePath(entry) != nil { tokenFileEntry = entry }
+            case "token":
+                tokenEntry = entry
+            default:
+                unknownKey(entry, known: Self.playolaKeys)
+            }
+        }
+        switch (tokenFileEntry, tokenEntry) {
+        case let (fileEntry?, tokenEntry?):
+            error("give token or token_file, not both", max(fileEntry.line, tokenEntry.line))
+        case let (fileEntry?, nil):
+            config.playola.tokenSource = .file(fileEntry.value)
+            checkTokenFile(fileEntry)
+        case let (nil, tokenEntry?):
+            config.playola.tokenSource = .inline(tokenEntry.value)
+            if TokenFile.isWorldReadable(file) == true {
+                warning("config file \(file) holds a token and is readable by everyone; chmod 600 it", tokenEntry.line)
+            }
+        case (nil, nil):
+            break
+        }
+    }
+
+    private mutating func checkTokenFile(_ entry: INIEntry) {
+        let path = entry.value
+        switch TokenFile.isWorldReadable(path) {
+        case true?:
+            warning("token file \(path) is readable by everyone; chmod 600 it", entry.line)
+        case false?:
+            break
+        case nil where errno == ENOENT:
+            // Not an error: the token may be provisioned after the config, and it is read again before each use.
+            warning("token file \(path) does not exist; listening sessions are not reported without a token", entry.line)
+        case nil:
+            warning("token file \(path): \(String(cString: strerror(errno)))", entry.line)
+        }
+    }
+
+    private mutating func readGPIO(_ entries: [INIEntry]) {
+        for entry in entries {
+            let value = entry.value
+            if let name = Self.stationName(fromSection: entry.key) {
+                guard !name.isEmpty else {
+                    error("a station button needs the station's name, like 'station porch'", entry.line)
+                    continue
+                }
+                stationReferences.append((name, entry.line))
+                if let ref = gpioLine(value, at: entry.line) {
+                    config.gpio.buttons.append(.init(action: .station(name), lineRef: ref, line: entry.line))
+                }
+                continue
+            }
+            if let action = ButtonAction.keyed.first(where: { $0.key == entry.key })?.action {
+                if let ref = gpioLine(value, at: entry.line) {
+                    config.gpio.buttons.append(.init(action: action, lineRef: ref, line: entry.line))
+                }
+                continue
+            }
+            switch entry.key {
+            case "chip":
+                if value.isEmpty {
+                    error("chip must name a GPIO chip such as gpiochip0, not ''", entry.line)
+                } else {
+                    config.gpio.chip = value
+                }
+            case "encoder":
+                let parts = value.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmedBlanks }
+                guard parts.count == 2 else {
+                    error("encoder needs two lines (A, B), not '\(value)'", entry.line)
+                    continue
+                }
+                let a = gpioLine(parts[0], at: entry.line), b = gpioLine(parts[1], at: entry.line)
+                if let a, let b { config.gpio.encoder = .init(a: a, b: b, line: entry.line) }
+            case "encoder_switch":
+                if let ref = gpioLine(value, at: entry.line) { config.gpio.encoderSwitch = ref }
+            case "encoder_action":
+                if let action = GPIOConfig.EncoderAction(rawValue: value) {
+                    config.gpio.encoderAction = action
+                } else {
+                    error("encoder_action must be volume or station, not '\(value)'", entry.line)
+                }
+            case "debounce_ms":
+                if let ms = milliseconds(entry, in: 0...1000) { config.gpio.debounceMs = ms }
+            case "long_press_ms":
+                if let ms = milliseconds(entry, in: 100...10000) { config.gpio.longPressMs = ms }
+            case "active_low":
+                if let activeLow = ConfigValue.bool(value) {
+                    config.gpio.activeLow = activeLow
+                } else {
+                    error("active_low must be true or false, not '\(value)'", entry.line)
+                }
+            default:
+                unknownKey(entry, known: Self.gpioKeys)
+            }
+        }
+    }
+
+    private mutating func readLED(_ entries: [INIEntry]) {
+        for entry in entries {
+            switch entry.key {
+            case "status":
+                if let ref = gpioLine(entry.value, at: entry.line) { config.led.status = ref }
+            case "network":
+                if let ref = gpioLine(entry.value, at: entry.line) { config.led.network = ref }
+            default:
+                unknownKey(entry, known: Self.ledKeys)
+            }
+        }
+    }
+
+    private mutating func readLog(_ entries: [INIEntry]) {
+        for entry in entries {
+            switch entry.key {
+            case "level":
+                if let level = ApplianceConfig.LogLevel(rawValue: entry.value) {
+                    config.log.level = level
+                } else {
+                    error("level must be error, warning, info or debug, not '\(entry.value)'", entry.line)
+                }
+            default:
+                unknownKey(entry, known: Self.logKeys)
+            }
+        }
+    }
+
+    private mutating func readStation(_ name: String, line: Int, entries: [INIEntry]) -> StationConfig? {
+        guard let typeEntry = entries.first(where: { $0.key == "type" }) else {
+            error("station '\(name)' needs a type: playola, stream or local", line)
+            return nil
+        }
+        let type = typeEntry.value
+        guard let typeKeys = Self.stationTypeKeys[type] else {
+            error("type must be playola, stream or local, not '\(type)'", typeEntry.line)
+            return nil
+        }
+        var values: [String: INIEntry] = [:]
+        var headers: [String] = []
+        var valid = true
+        for entry in entries where entry.key != "type" {
+            if !typeKeys.contains(entry.key) {
+                if Self.stationKeys.contains(entry.key) {
+                    warning("key '\(entry.key)' does not apply to a \(type) station", entry.line)
+                } else {
+                    unknownKey(entry, known: ["type"] + typeKeys)
+                }
+            } else if entry.key == "header" {
+                if Self.isHeaderLine(entry.value) {
+                    headers.append(entry.value)
+                } else {
+                    error("header must look like 'Name: value', not '\(entry.value)'", entry.line)
+                    valid = false
+                }
+            } else if !entry.value.isEmpty {
+                values[entry.key] = entry
+            }
+        }
+        func required(_ key: String, _ article: String) -> INIEntry? {
+            guard let entry = values[key] else {
+                error("station '\(name)' (type \(type)) needs \(article) \(key)", line)
+                return nil
+            }
+            return entry
+        }
+        let kind: StationKind
+        switch type {
+        case "playola":
+            guard let id = required("id", "an") else { return nil }
+            var timeshift: Double?
+            if let entry = values["timeshift"] {
+                timeshift = ConfigValue.timeshift(entry.value)
+                if timeshift == nil {
+                    error("timeshift must look like -3h, -15m or -90s, not '\(entry.value)'", entry.line)
+                    return nil
+                }
+            }
+            kind = .playola(id: id.value, timeshift: timeshift)
+        case "stream":
+            guard let url = required("url", "a") else { return nil }
+            guard ["http://", "https://"].contains(where: { url.value.hasPrefix($0) && url.value.count > $0.count }) else {
+                error("url must be an http:// or https:// URL, not '\(url.value)'", url.line)
+                return nil
+            }
+            kind = .stream(url: url.value, headers: headers)
+        default:
+            guard let path = required("path", "a"), absolutePath(path) != nil else { return nil }
+            kind = .local(path: path.value)
+        }
+        return valid ? StationConfig(name: name, kind: kind, line: line) : nil
+    }
+
+    // MARK: Cross-checks
+
+    private mutating func checkGPIOLines() {
+        var firstUse: [LineRef: Int] = [:]
+        for use in gpioLines.sorted(by: { $0.line < $1.line }) {
+            if let first = firstUse[use.ref] {
+                error("\(use.ref) is used twice (also at line \(first))", use.line)
+            } else {
+                firstUse[use.ref] = use.line
+            }
+        }
+        if config.gpio.chip == nil, let offset = gpioLines.first(where: { if case .offset = $0.ref { true } else { false } }) {
+            error("\(offset.ref) needs a chip: add chip = gpiochip0 (or the right chip) to [gpio]", offset.line)
+        }
+    }
+
+    // MARK: Values
+
+    private mutating func gpioLine(_ text: String, at line: Int) -> LineRef? {
+        guard let ref = LineRef(parsing: text) else {
+            error("'\(text)' is not a GPIO line (a name like GPIO17 or an offset like 17)", line)
+            return nil
+        }
+        gpioLines.append((ref, line))
+        return ref
+    }
+
+    private mutating func absolutePath(_ entry: INIEntry) -> String? {
+        guard entry.value.hasPrefix("/") else {
+            error("\(entry.key) must be an absolute path, not '\(entry.value)'", entry.line)
+            return nil
+        }
+        return entry.value
+    }
+
+    private mutating func milliseconds(_ entry: INIEntry, in range: ClosedRange<Int>) -> Int? {
+        guard let ms = ConfigValue.wholeNumber(Substring(entry.value)), range.contains(ms) else {
+            error("\(entry.key) must be a whole number of milliseconds from \(range.lowerBound) to \(range.upperBound), "
+                  + "not '\(entry.value)'", entry.line)
+            return nil
+        }
+        return ms
+    }
+
+    // MARK: Names
+
+    /// `station NAME` (a section, or a [gpio] key) → NAME; "" for a bare `station`; nil for anything else.
+    static func stationName(fromSection section: String) -> String? {
+        guard section.hasPrefix("station") else { return nil }
+        let rest = section.dropFirst("station".count)
+        guard rest.isEmpty || rest.first == " " || rest.first == "\t" else { return nil }
+        return String(rest).trimmedBlanks
+    }
+
+    /// Names travel in control commands, logs and the state file; keep them to one plain word.
+    static func isValidStationName(_ name: String) -> Bool {
+        name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+    }
+
+    static func isHeaderLine(_ text: String) -> Bool {
+        guard let colon = text.firstIndex(of: ":") else { return false }
+        let name = text[..<colon]
+        return !name.isEmpty && !name.contains(where: { $0 == " " || $0 == "\t" })
+    }
+
+    private static func sectionSuggestion(_ section: String) -> String {
+        // `[stations porch]`: the misspelling is in the first word, the name is fine.
+        let words = section.split(separator: " ", maxSplits: 1)
+        if words.count == 2, DidYouMean.editDistance(words[0].lowercased(), "station") <= DidYouMean.maximumDistance {
+            return "; did you mean [station \(String(words[1]).trimmedBlanks)]?"
+        }
+        return DidYouMean.suffix(for: section, in: sectionNames, open: "[", close: "]")
+    }
+
+    // MARK: Reporting
+
+    private mutating func unknownKey(_ entry: INIEntry, known: [String]) {
+        var suggestion = DidYouMean.suffix(for: entry.key, in: known)
+        let words = entry.key.split(separator: " ", maxSplits: 1)
+        if entry.section == "gpio", words.count == 2,
+           DidYouMean.editDistance(words[0].lowercased(), "station") <= DidYouMean.maximumDistance {
+            suggestion = "; did you mean 'station \(String(words[1]).trimmedBlanks)'?"
+        }
+        warning("unknown key '\(entry.key)' in [\(entry.section)]\(suggestion)", entry.line)
+    }
+
+    private mutating func error(_ message: String, _ line: Int) {
+        diagnostics.append(.error(message, file: file, line: line))
+    }
+
+    private mutating func warning(_ message: String, _ line: Int) {
+        diagnostics.append(.warning(message, file: file, line: line))
+    }
+}
+
+/// How config values are spelled.
+enum ConfigValue {
+    /// `64M`: bytes with an optional binary k, M or G suffix.
+    static func byteSize(_ text: String) -> Int64? {
+        let units: [Character: Int64] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]
+        var digits = Substring(text)
+        var scale: Int64 = 1
+        if let last = digits.last, let unit = units[last] {
+            digits.removeLast()
+            scale = unit
+        }
+        guard let count = wholeNumber(digits) else { return nil }
+        let (bytes, overflow) = Int64(count).multipliedReportingOverflow(by: scale)
+        return overflow ? nil : bytes
+    }
+
+    /// `-3h`, `-15m`, `-90s` → seconds, negative. The sign is required so nobody reads `3h` as "3 hours ahead".
+    static func timeshift(_ text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
+        guard text.hasPrefix("-"), let last = text.last, let unit = units[last],
+              let count = wholeNumber(text.dropFirst().dropLast()) else { return nil }
+        return -Double(count) * unit
+    }
+
+    static func bool(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "true", "yes", "on", "1": true
+        case "false", "no", "off", "0": false
+        default: nil
+        }
+    }
+
+    /// Why `device` would not survive on an appliance, or nil. Card indexes follow USB enumeration order, so
+    /// `hw:0` can become another card after a re-plug or a reboot; `CARD=<name>` cannot.
+    static func deviceProblem(_ device: String) -> String? {
+        guard !device.isEmpty else {
+            return "device must be an ALSA PCM name such as default or hw:CARD=Audio,DEV=0, not ''"
+        }
+        guard let colon = device.firstIndex(of: ":") else { return nil }
+        let plugin = device[..<colon]
+        let arguments = device[device.index(after: colon)...].split(separator: ",", omittingEmptySubsequences: false)
+        guard let card = arguments.first, wholeNumber(card.hasPrefix("CARD=") ? card.dropFirst(5) : card) != nil else {
+            return nil
+        }
+        var dev = 0
+        if let second = arguments.dropFirst().first {
+            dev = wholeNumber(second.hasPrefix("DEV=") ? second.dropFirst(4) : second) ?? 0
+        }
+        return "device '\(device)' names a card by index; use \(plugin):CARD=<name>,DEV=\(dev) so it survives re-plugging"
+    }
+
+    /// Plain ASCII digits only: `Int("+5")` would also accept a sign.
+    static func wholeNumber(_ text: Substring) -> Int? {
+        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isWholeNumber }) else { return nil }
+        return Int(text)
+    }
+}

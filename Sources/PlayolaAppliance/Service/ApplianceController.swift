@@ -1,0 +1,210 @@
+import FoundationEssentials
+import PlayolaEngine
+
+/// The appliance's one point of control: the configured stations, which one plays, the volume, and what
+/// survives a restart. The control socket, signals and buttons all come here; it turns them into
+/// `StationPlayer` commands and keeps the state file.
+actor ApplianceController {
+    private(set) var config: ApplianceConfig
+    let player: StationPlayer
+    let engine: LiveEngine
+    let cache: AudioCache
+    let api: PlayolaAPI
+    let device: String
+    private let store: StateStore
+    private var saved: ApplianceState?
+    private var stationIndex = 0
+    private var stopped = false
+    private(set) var volume: Int
+    private(set) var lastError: String?
+    private let started = monotonicSeconds()
+
+    init(config: ApplianceConfig, player: StationPlayer, engine: LiveEngine, cache: AudioCache, api: PlayolaAPI, device: String) {
+        self.config = config
+        self.player = player
+        self.engine = engine
+        self.cache = cache
+        self.api = api
+        self.device = device
+        store = StateStore(directory: config.service.stateDir)
+        volume = config.player.volume
+    }
+
+    /// Boot-to-play: the last station and its playing/stopped state, else the configured default.
+    func boot() async {
+        saved = store.load()
+        if let saved, let name = saved.station, let index = config.stations.firstIndex(where: { $0.name == name }) {
+            stationIndex = index
+            volume = saved.volume ?? volume
+            stopped = !saved.playing
+        } else if let first = config.firstBootStation, let index = config.stations.firstIndex(of: first) {
+            stationIndex = index
+        }
+        await player.setVolume(Volume.gain(percent: volume))
+        if !stopped { await startCurrent(ago: nil) }
+        persist()
+    }
+
+    var currentStation: StationConfig? { config.stations.indices.contains(stationIndex) ? config.stations[stationIndex] : nil }
+
+    // MARK: commands
+
+    func play(_ name: String?, ago: Double?) async throws(ControlError) {
+        if let name {
+            guard let index = config.stations.firstIndex(where: { $0.name == name }) else {
+                throw .unknownStation(name, known: config.stations.map(\.name))
+            }
+            stationIndex = index
+        }
+        stopped = false
+        await startCurrent(ago: ago)
+        persist()
+    }
+
+    func next() async { await step(+1) }
+    func previous() async { await step(-1) }
+
+    private func step(_ delta: Int) async {
+        guard !config.stations.isEmpty else { return }
+        stationIndex = (stationIndex + delta + config.stations.count) % config.stations.count
+        stopped = false
+        await startCurrent(ago: nil)
+        persist()
+    }
+
+    func stop() async {
+        stopped = true
+        await player.stop()
+        persist()
+    }
+
+    /// The stop button: stop when playing, play when stopped.
+    func toggleStop() async {
+        if stopped { try? await play(nil, ago: nil) } else { await stop() }
+    }
+
+    func pause() async { await player.pauseForInterruption(.interruption) }
+    func resume() async { await player.resumeAfterInterruption() }
+
+    /// The interrupt button: pause, and the next press resumes at the live position.
+    func toggleInterrupt() async {
+        if case .paused = await player.state { await resume() } else { await pause() }
+    }
+
+    func setVolume(_ percent: Int) async {
+        volume = max(0, min(100, percent))
+        await player.setVolume(Volume.gain(percent: volume))
+        persist()
+    }
+
+    func noteError(_ message: String) { lastError = message }
+
+    /// SIGHUP: a new config applies without interrupting playback when the playing station is unchanged.
+    func reload(_ new: ApplianceConfig) async {
+        let playing = currentStation
+        let old = config
+        config = new
+        if let playing, let index = new.stations.firstIndex(where: { $0.name == playing.name }) {
+            stationIndex = index
+            if new.stations[index] != playing, !stopped { await startCurrent(ago: nil) }
+        } else {
+            stationIndex = new.firstBootStation.flatMap { new.stations.firstIndex(of: $0) } ?? 0
+            if !stopped { await startCurrent(ago: nil) }
+        }
+        // A volume edited in the file wins over the one last set by a client.
+        if new.player.volume != old.player.volume { await setVolume(new.player.volume) }
+    }
+
+    /// SIGTERM: stop cleanly (the listening session ends with the playing state).
+    func shutdown() async {
+        await player.stop()
+    }
+
+    private func startCurrent(ago: Double?) async {
+        guard let station = currentStation else { return }
+        switch station.kind {
+        case .playola(let id, let timeshift):
+            let shift = ago.map { -$0 } ?? timeshift
+            await player.play(PlayolaStationSource(api: api, stationID: id), at: shift.map { Date().addingTimeInterval($0) })
+        case .local(let path):
+            await player.play(LocalFolderSource(stationID: station.name, path: path))
+        case .stream:
+            await player.stop()
+            lastError = "station '\(station.name)': internet radio streams are not supported in this version"
+        }
+    }
+
+    private func persist() {
+        let state = ApplianceState(station: currentStation?.name, playing: !stopped, volume: volume)
+        if store.save(state, previous: saved) { saved = state }
+    }
+
+    // MARK: status
+
+    func status() async -> StatusReport {
+        let state = await player.state
+        let next = await player.nextSpin
+        let usage = cache.usage
+        var report = StatusReport(
+            state: state.name, station: currentStation?.name, device: device, volume: volume,
+            uptime: Int(monotonicSeconds() - started), lastError: lastError,
+            cache: .init(bytes: usage.storedBytes + usage.reservedBytes, budget: cache.budgetBytes, files: usage.files))
+        if case .playing(let spin) = state { report.spin = .init(spin, now: Date()) }
+        if case .paused(let spin?, let reason) = state {
+            report.spin = .init(spin, now: Date())
+            report.reason = reason.rawValue
+        }
+        if case .error(let message) = state { report.lastError = message }
+        if case .loading(let progress) = state { report.progress = progress }
+        report.next = next.map { .init($0, now: Date()) }
+        return report
+    }
+}
+
+enum ControlError: Error, CustomStringConvertible {
+    case unknownStation(String, known: [String])
+    case usage(String)
+
+    var description: String {
+        switch self {
+        case .unknownStation(let name, let known): "no station '\(name)'; stations are: \(known.joined(separator: ", "))"
+        case .usage(let text): text
+        }
+    }
+}
+
+/// What `playola status` prints.
+struct StatusReport: Codable, Sendable {
+    struct SpinInfo: Codable, Sendable {
+        var title: String
+        var artist: String
+        var airtime: String
+        /// Seconds into the file.
+        var position: Double
+
+        init(_ spin: Spin, now: Date) {
+            title = spin.audioBlock.title
+            artist = spin.audioBlock.artist
+            airtime = PlayolaDate.format(spin.airtime)
+            position = (now.timeIntervalSince(spin.airtime) * 10).rounded() / 10
+        }
+    }
+
+    struct CacheInfo: Codable, Sendable {
+        var bytes: Int64
+        var budget: Int64
+        var files: Int
+    }
+
+    var state: String
+    var station: String?
+    var device: String
+    var volume: Int
+    var uptime: Int
+    var lastError: String?
+    var cache: CacheInfo
+    var spin: SpinInfo?
+    var next: SpinInfo?
+    var reason: String?
+    var progress: Double?
+}

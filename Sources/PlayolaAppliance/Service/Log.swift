@@ -1,0 +1,48 @@
+import Glibc
+import PlayolaEngine
+import Synchronization
+
+/// Log lines to stderr with syslog priority prefixes (`<3>`…`<7>`), which journald turns into
+/// priorities. Rate-limited per message key: a device that keeps failing says so a few times, then once
+/// a minute with a count, so the journal never fills with a storm.
+final class Log: Sendable {
+    enum Level: Int, Comparable, Sendable {
+        case error = 3, warning = 4, notice = 5, info = 6, debug = 7
+        static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    static let shared = Log()
+    let threshold = Atomic<Int>(Level.info.rawValue)
+    private let limits = Mutex<[String: (count: Int, windowStart: Double, suppressed: Int)]>([:])
+    /// Lines per key per window before suppression.
+    private let burst = 3
+    private let window = 60.0
+
+    func callAsFunction(_ level: Level, _ message: String, key: String? = nil) {
+        guard level.rawValue <= threshold.load(ordering: .relaxed) else { return }
+        var line = message
+        if let key {
+            let now = monotonicSeconds()
+            var emit = true
+            var note = ""
+            limits.withLock { table in
+                var entry = table[key] ?? (0, now, 0)
+                if now - entry.windowStart > window {
+                    if entry.suppressed > 0 { note = " (\(entry.suppressed) more like this in the last minute)" }
+                    entry = (0, now, 0)
+                }
+                entry.count += 1
+                if entry.count > burst {
+                    entry.suppressed += 1
+                    emit = false
+                }
+                table[key] = entry
+            }
+            guard emit else { return }
+            line += note
+        }
+        Console.error("<\(level.rawValue)>\(line)")
+    }
+}
+
+let log = Log.shared

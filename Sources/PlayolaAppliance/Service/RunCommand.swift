@@ -1,0 +1,188 @@
+import FoundationEssentials
+import Glibc
+import PlayolaEngine
+
+/// `playola run`: the service. Reads the config, opens the audio device, restores the last station and
+/// plays; listens to the control socket and to signals; tells systemd when it is ready and feeds the
+/// watchdog only while audio actually advances.
+enum RunCommand {
+    static let help = """
+        usage: playola run [--config FILE] [--output FILE.wav | --fallback FILE.wav] [--for SECONDS]
+
+        The Playola service. --config defaults to /etc/playola.ini. --output plays into a WAV file at real-time
+        pace instead of the configured ALSA device; --fallback does so only when the device cannot be opened.
+        --for stops cleanly after that many seconds (demos and tests).
+        SIGTERM stops cleanly; SIGHUP re-reads the config.
+        """
+
+    static func run(_ words: [String]) async throws -> Int32 {
+        let arguments = try Arguments(words, valued: ["config", "output", "fallback", "for"])
+        if arguments.flags.contains("help") {
+            Console.out(help)
+            return 0
+        }
+        let signals = SignalPipe.install([SIGTERM, SIGINT, SIGHUP])
+
+        let configPath = arguments.options["config"] ?? "/etc/playola.ini"
+        let (loaded, diagnostics) = ApplianceConfig.load(path: configPath)
+        for diagnostic in diagnostics { log(diagnostic.severity == .error ? .error : .warning, diagnostic.description) }
+        guard let config = loaded else {
+            log(.error, "\(configPath): not starting: fix the errors above (playola check-config \(configPath))")
+            return 1
+        }
+        log.threshold.store(logLevel(config.log.level).rawValue, ordering: .relaxed)
+        mkdir(config.service.stateDir, 0o755)
+
+        let notifier = SystemdNotifier()
+        let sink = try await openOutput(arguments, config: config, notifier: notifier)
+        let http = HTTPClient()
+        let api = PlayolaAPI(baseURL: config.playola.api, http: http)
+        let cache = try AudioCache(directory: config.cache.dir, budgetBytes: config.cache.size)
+        let downloader = AudioDownloader(http: http, cache: cache, onProblem: { log(.warning, $0, key: "download") })
+        let clock = ServerCorrectedClock()
+        let engine = LiveEngine(sink: sink.sink, clock: clock, report: { event in
+            log(event.kind == .error ? .warning : .info, "\(event)")
+        })
+        let playola = config.playola
+        let reporter = ListeningSessionReporter(
+            api: api, deviceID: DeviceIdentity.load(directory: config.service.stateDir), token: { playola.token() },
+            onReport: { report in if report.outcome != "ok" { log(.warning, "listening session \(report.kind.rawValue): \(report.outcome)", key: "session") } })
+        let player = StationPlayer(api: api, downloader: downloader, engine: engine, clock: clock, reporter: reporter)
+        let controller = ApplianceController(config: config, player: player, engine: engine, cache: cache, api: api, device: sink.name)
+        engine.start()
+        Task { await follow(player, controller: controller, notifier: notifier) }
+        await controller.boot()
+        try ControlServer.start(path: config.service.socket, controller: controller)
+        log(.info, "playola \(PlayolaVersion.string): playing into \(sink.name); control socket \(config.service.socket)")
+        startWatchdog(engine: engine, player: player, notifier: notifier)
+        if let seconds = arguments.options["for"].flatMap(Double.init) {
+            startThread(named: "playola-timer") {
+                usleep(UInt32(seconds * 1_000_000))
+                kill(getpid(), SIGTERM)
+            }
+        }
+        return await waitForSignals(signals, controller: controller, configPath: configPath, engine: engine,
+                                    reporter: reporter, sink: sink, notifier: notifier)
+    }
+
+    /// The configured ALSA device, waited for when it is not there (a slow probe, no busy loop), or a WAV file.
+    static func openOutput(_ arguments: Arguments, config: ApplianceConfig, notifier: SystemdNotifier) async throws -> UncheckedOutput {
+        if let path = arguments.options["output"] {
+            return UncheckedOutput(sink: RealTimePacer(try WAVFileSink(path: path, sampleRate: config.player.rate)), name: path)
+        }
+        var announced = false
+        while true {
+            do {
+                let alsa = try ALSASink(device: config.player.device, sampleRate: config.player.rate)
+                return UncheckedOutput(sink: alsa, name: "\(config.player.device) (\(alsa.format.rawValue), \(alsa.sampleRate) Hz)")
+            } catch {
+                if let path = arguments.options["fallback"] {
+                    log(.warning, "\(error); playing into \(path) instead")
+                    return UncheckedOutput(sink: RealTimePacer(try WAVFileSink(path: path, sampleRate: config.player.rate)), name: path)
+                }
+                if !announced {
+                    log(.warning, "\(error); waiting for the audio device")
+                    _ = notifier.ready(status: "waiting for the audio device \(config.player.device)")
+                    announced = true
+                }
+                try await Task.sleep(for: .seconds(2))
+            }
+        }
+    }
+
+    /// Player events → log lines, the last error, and systemd's STATUS.
+    static func follow(_ player: StationPlayer, controller: ApplianceController, notifier: SystemdNotifier) async {
+        var readySent = false
+        for await event in player.events {
+            switch event {
+            case .state(let state):
+                switch state {
+                case .playing(let spin):
+                    log(.info, "now playing: \"\(spin.audioBlock.title)\" by \(spin.audioBlock.artist)")
+                    _ = readySent ? notifier.status("playing \(spin.audioBlock.title)") : notifier.ready(status: "playing \(spin.audioBlock.title)")
+                    readySent = true
+                case .error(let message):
+                    log(.error, message, key: "player-error")
+                    await controller.noteError(message)
+                    _ = notifier.status("error: \(message)")
+                case .idle, .paused:
+                    log(.info, "state: \(state.name)")
+                    _ = readySent ? notifier.status(state.name) : notifier.ready(status: state.name)
+                    readySent = true
+                case .loading:
+                    break
+                }
+            case .notice(let text):
+                log(.notice, text, key: "notice")
+            case .played:
+                break
+            }
+        }
+    }
+
+    /// WATCHDOG=1 only while frames advance (or the service is deliberately idle): a stuck output stops
+    /// feeding it, and systemd restarts the service.
+    static func startWatchdog(engine: LiveEngine, player: StationPlayer, notifier: SystemdNotifier) {
+        guard let interval = notifier.watchdogInterval else { return }
+        startThread(named: "playola-watchdog") {
+            var gate = WatchdogGate()
+            while true {
+                usleep(UInt32(interval / 2 * 1_000_000))
+                let idle = blocking { () -> Bool in
+                    if case .playing = await player.state { return false }
+                    return true
+                }
+                if gate.shouldFeed(framesPlayed: engine.framesPlayed, deliberatelyIdle: idle, now: monotonicSeconds()) {
+                    _ = notifier.watchdog()
+                }
+            }
+        }
+    }
+
+    static func waitForSignals(
+        _ signals: Int32, controller: ApplianceController, configPath: String, engine: LiveEngine,
+        reporter: ListeningSessionReporter, sink: UncheckedOutput, notifier: SystemdNotifier
+    ) async -> Int32 {
+        while true {
+            let caught: Int32 = await withCheckedContinuation { continuation in
+                startThread(named: "playola-signals") { continuation.resume(returning: SignalPipe.wait(signals)) }
+            }
+            if caught == SIGHUP {
+                _ = notifier.reloading()
+                let (loaded, diagnostics) = ApplianceConfig.load(path: configPath)
+                for diagnostic in diagnostics { log(diagnostic.severity == .error ? .error : .warning, diagnostic.description) }
+                if let loaded {
+                    await controller.reload(loaded)
+                    log(.info, "\(configPath) re-read and applied")
+                } else {
+                    log(.error, "\(configPath) has errors: keeping the configuration in use")
+                }
+                _ = notifier.ready(status: "configuration reloaded")
+                continue
+            }
+            _ = notifier.stopping()
+            log(.info, "stopping")
+            await controller.shutdown()
+            await reporter.flush()
+            usleep(60_000) // the fade-out and the last frames reach the device
+            engine.shutdown()
+            return 0
+        }
+    }
+
+    static func logLevel(_ level: ApplianceConfig.LogLevel) -> Log.Level {
+        switch level {
+        case .error: .error
+        case .warning: .warning
+        case .info: .info
+        case .debug: .debug
+        }
+    }
+}
+
+/// The output, handed from the async start-up to the engine, which alone uses it afterwards.
+// @unchecked Sendable: the sink is used only by the engine's render thread once it starts.
+struct UncheckedOutput: @unchecked Sendable {
+    let sink: any AudioSink
+    let name: String
+}

@@ -1,0 +1,78 @@
+import FoundationEssentials
+import Glibc
+
+/// A folder of audio files played as an endless wall-clock schedule: the files in name order, looping,
+/// each overlapping the next by a short crossfade. The loop is anchored to a fixed epoch, so the wall
+/// clock alone says what plays — a restart (or a resume) lands where the "broadcast" is, as on a
+/// Playola station, and the same schedule → mixer path plays it.
+public struct LocalFolderSource: ScheduleSource {
+    public let stationID: String
+    public let path: String
+    public var reportsListening: Bool { false }
+    public let crossfade: Double
+    private let clock: any WallClock
+    /// The loop's origin: 2000-01-01T00:00:00Z.
+    static let epoch = Date(timeIntervalSince1970: 946_684_800)
+    static let extensions: Set<String> = ["mp3", "m4a", "mp4", "aac", "wav", "flac", "ogg", "oga", "opus"]
+
+    public init(stationID: String, path: String, crossfade: Double = 2, clock: any WallClock = SystemClock()) {
+        self.stationID = stationID
+        self.path = path
+        self.crossfade = crossfade
+        self.clock = clock
+    }
+
+    public func fetchSchedule(retrying: Bool) async throws(PlayolaAPIError) -> ScheduleFetch {
+        let tracks = try Self.tracks(in: path, stationID: stationID)
+        let cycle = tracks.reduce(0) { $0 + $1.seconds - crossfade }
+        guard cycle > 0 else { throw .emptySchedule(stationID) }
+        // The spins of the loop from the cycle before now to an hour ahead.
+        let now = clock.now()
+        var start = Self.epoch.addingTimeInterval((now.timeIntervalSince(Self.epoch) / cycle).rounded(.down) * cycle - cycle)
+        var spins: [Spin] = []
+        var loop = Int((start.timeIntervalSince(Self.epoch) / cycle).rounded())
+        while start < now.addingTimeInterval(3600) {
+            for (index, track) in tracks.enumerated() {
+                let ms = Int(track.seconds * 1000)
+                let fadeMS = Int(crossfade * 1000)
+                spins.append(Spin(
+                    id: "\(stationID)-\(loop)-\(index)", stationID: stationID, airtime: start, startingVolume: 1,
+                    fades: [Fade(atMS: max(0, ms - fadeMS), toVolume: 0)],
+                    audioBlock: AudioBlock(
+                        id: track.file, title: track.title, artist: "", type: "song", durationMS: ms,
+                        endOfMessageMS: max(0, ms - fadeMS), downloadURL: "file://" + path + "/" + track.file)))
+                start = start.addingTimeInterval(track.seconds - crossfade)
+            }
+            loop += 1
+        }
+        return ScheduleFetch(schedule: Schedule(spins: spins), dropped: [], serverDate: nil)
+    }
+
+    struct Track {
+        var file: String
+        var title: String
+        var seconds: Double
+    }
+
+    /// The playable files of the folder in name order, with their lengths; unplayable ones are skipped.
+    static func tracks(in path: String, stationID: String) throws(PlayolaAPIError) -> [Track] {
+        guard let directory = opendir(path) else { throw .emptySchedule("\(stationID) (\(path): \(String(cString: strerror(errno))))") }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let ext = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
+            if !name.hasPrefix("."), extensions.contains(ext) { names.append(name) }
+        }
+        var tracks: [Track] = []
+        for name in names.sorted() {
+            guard let decoder = try? openAudioFile(path: path + "/" + name), let frames = decoder.frameCount else { continue }
+            let seconds = Double(frames) / Double(decoder.sampleRate)
+            guard seconds > 4 else { continue } // shorter than two crossfades: nothing to hear between them
+            let title = name.split(separator: ".").dropLast().joined(separator: ".")
+            tracks.append(Track(file: name, title: title, seconds: seconds))
+        }
+        guard !tracks.isEmpty else { throw .emptySchedule("\(stationID) (no playable audio in \(path))") }
+        return tracks
+    }
+}

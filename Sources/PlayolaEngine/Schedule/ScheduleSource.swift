@@ -1,0 +1,28 @@
+import FoundationEssentials
+
+/// Where a station's schedule comes from: the Playola API, or a local folder played as a schedule.
+/// Both go through the same player, cache-aware downloader, voices and mixer.
+public protocol ScheduleSource: Sendable {
+    /// A stable name for logs and listening sessions.
+    var stationID: String { get }
+    /// Whether listening to it is reported to the Playola API.
+    var reportsListening: Bool { get }
+    /// The schedule now; `retrying` retries transient failures (the first fetch of a play does).
+    func fetchSchedule(retrying: Bool) async throws(PlayolaAPIError) -> ScheduleFetch
+}
+
+/// A Playola station, by id, from the API.
+public struct PlayolaStationSource: ScheduleSource {
+    public let api: PlayolaAPI
+    public let stationID: String
+    public var reportsListening: Bool { true }
+
+    public init(api: PlayolaAPI, stationID: String) {
+        self.api = api
+        self.stationID = stationID
+    }
+
+    public func fetchSchedule(retrying: Bool) async throws(PlayolaAPIError) -> ScheduleFetch {
+        retrying ? try await api.fetchScheduleRetrying(stationID: stationID) : try await api.fetchSchedule(stationID: stationID)
+    }
+}

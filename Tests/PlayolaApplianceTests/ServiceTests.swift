@@ -1,0 +1,264 @@
+import Foundation
+import XCTest
+
+/// Issue 4, "must be shown" 2 and 3: the service, started with a test config, plays local stations into
+/// alsa-lib's `file` plugin behind a pipe to `pv`, which paces it at real time (48 kHz S16 stereo); the
+/// clients change what is written; SIGHUP, SIGTERM and a restart behave; sd_notify says READY, STATUS and
+/// WATCHDOG — and no WATCHDOG while the output is stuck.
+final class ServiceTests: XCTestCase {
+    static let bytesPerSecond = 48000 * 4
+
+    final class Service {
+        let folder: String
+        let capture: String
+        let config: String
+        var process: Process?
+        let notify: NotifyListener?
+
+        init(notify: Bool = false) throws {
+            let folder = NSTemporaryDirectory() + "playola-service-\(UUID().uuidString.prefix(8))"
+            self.folder = folder
+            capture = folder + "/capture.raw"
+            config = folder + "/playola.ini"
+            try FileManager.default.createDirectory(atPath: folder + "/low", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: folder + "/high", withIntermediateDirectories: true)
+            self.notify = notify ? try NotifyListener(path: folder + "/notify.sock") : nil
+            try Self.tone(400, into: folder + "/low/low.wav")
+            try Self.tone(1000, into: folder + "/high/high.wav")
+            try writeConfig(volume: 80)
+            try """
+            pcm.playola_test {
+                type plug
+                slave { pcm "playola_paced"; format S16_LE; rate 48000; channels 2 }
+            }
+            pcm.playola_paced {
+                type file
+                slave.pcm "null"
+                file "|exec pv -q -B 9600 -L 192000 >> \(capture)"
+                format "raw"
+            }
+            """.write(toFile: folder + "/asound.conf", atomically: true, encoding: .utf8)
+        }
+
+        func writeConfig(volume: Int) throws {
+            try """
+            [player]
+            station = low
+            device = playola_test
+            volume = \(volume)
+
+            [service]
+            socket = \(folder)/control.sock
+            state_dir = \(folder)/state
+
+            [cache]
+            dir = \(folder)/cache
+            size = 16M
+
+            [station low]
+            type = local
+            path = \(folder)/low
+
+            [station high]
+            type = local
+            path = \(folder)/high
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        }
+
+        static func tone(_ frequency: Int, into path: String) throws {
+            try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "aevalsrc=0.5*sin(2*PI*\(frequency)*t):s=48000:d=20", "-ac", "2", path])
+        }
+
+        func start() throws {
+            let process = Process()
+            process.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
+            process.arguments = ["run", "--config", config]
+            var environment = ProcessInfo.processInfo.environment
+            environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:" + folder + "/asound.conf"
+            if let notify {
+                environment["NOTIFY_SOCKET"] = notify.path
+                environment["WATCHDOG_USEC"] = "1000000"
+            }
+            process.environment = environment
+            process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            try process.run()
+            self.process = process
+            let deadline = Date().addingTimeInterval(10)
+            while !FileManager.default.fileExists(atPath: folder + "/control.sock"), Date() < deadline { usleep(50_000) }
+        }
+
+        /// Runs a client command; returns its output.
+        @discardableResult
+        func client(_ words: String...) throws -> String {
+            let process = Process()
+            process.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
+            process.arguments = words + ["--config", config]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+
+        func status() throws -> [String: Any] {
+            (try JSONSerialization.jsonObject(with: Data(try client("status").utf8)) as? [String: Any]) ?? [:]
+        }
+
+        /// The last `seconds` of what reached the "device", left channel.
+        func recent(_ seconds: Double) -> [Float] {
+            guard let data = FileManager.default.contents(atPath: capture) else { return [] }
+            let frames = data.count / 4
+            let wanted = min(frames, Int(seconds * 48000))
+            return data.withUnsafeBytes { raw in
+                let samples = raw.bindMemory(to: Int16.self)
+                return (frames - wanted..<frames).map { Float(samples[$0 * 2]) / 32767 }
+            }
+        }
+
+        var captureSeconds: Double {
+            Double((try? FileManager.default.attributesOfItem(atPath: capture)[.size] as? Int) ?? 0) / Double(ServiceTests.bytesPerSecond)
+        }
+
+        func amplitude(_ frequency: Double, lastSeconds: Double = 0.3) -> Double {
+            let samples = recent(lastSeconds)
+            guard samples.count > 480 else { return 0 }
+            var best = 0.0
+            // The tone's level over the newest 10 ms windows (the fixtures are steady tones).
+            for start in stride(from: samples.count - 480 * 5, to: samples.count - 480, by: 480) where start >= 0 {
+                best = max(best, amplitudeOf(frequency, samples, start))
+            }
+            return best
+        }
+
+        func stopProcess() {
+            process?.terminate()
+            process?.waitUntilExit()
+        }
+
+        deinit {
+            if process?.isRunning == true { process?.terminate() }
+        }
+    }
+
+    func testTheServicePlaysObeysItsClientsAndResumesAfterARestart() throws {
+        let service = try Service()
+        try service.start()
+        defer { service.stopProcess() }
+        try waitUntil("the service plays the default station") { service.amplitude(400) > 0.05 }
+        XCTAssertEqual(try service.status()["station"] as? String, "low")
+        XCTAssertEqual(try service.status()["state"] as? String, "playing")
+
+        XCTAssertEqual(try service.client("next").trimmingCharacters(in: .whitespacesAndNewlines), #"{"ok":true}"#)
+        try waitUntil("next station") { service.amplitude(1000) > 0.05 && service.amplitude(400) < 0.005 }
+        XCTAssertEqual(try service.status()["station"] as? String, "high")
+
+        try service.client("stop")
+        try waitUntil("stop silences the output") { service.amplitude(1000) < 0.001 }
+        XCTAssertEqual(try service.status()["state"] as? String, "idle")
+        let before = service.captureSeconds
+        usleep(500_000)
+        XCTAssertGreaterThan(service.captureSeconds - before, 0.3, "the PCM keeps running (on silence) while stopped")
+
+        try service.client("play")
+        try waitUntil("play resumes the station") { service.amplitude(1000) > 0.05 }
+
+        // SIGHUP with a new volume: the level changes, with no gap.
+        usleep(1_600_000) // so the stretch examined below is all playback
+        let loud = service.amplitude(1000)
+        try service.writeConfig(volume: 50)
+        kill(service.process!.processIdentifier, SIGHUP)
+        try waitUntil("the new volume applies") { abs(service.amplitude(1000) - loud * 0.125) < loud * 0.03 }
+        let around = service.recent(1.5)
+        let quietest = stride(from: 0, to: around.count - 480, by: 480).map { amplitudeOf(1000, around, $0) }.min() ?? 0
+        XCTAssertGreaterThan(quietest, 0.01, "no gap when the volume changed")
+
+        // SIGTERM ends within a second, and a restart resumes the last station.
+        let began = Date()
+        service.stopProcess()
+        XCTAssertLessThan(Date().timeIntervalSince(began), 1.0)
+        XCTAssertEqual(service.process?.terminationStatus, 0)
+        try service.start()
+        try waitUntil("the restart resumes the last station") { service.amplitude(1000) > 0.01 }
+        XCTAssertEqual(try service.status()["station"] as? String, "high")
+    }
+
+    func testSdNotifyReadyStatusAndAWatchdogFedOnlyWhileAudioAdvances() throws {
+        let service = try Service(notify: true)
+        try service.start()
+        defer { service.stopProcess() }
+        let notify = service.notify!
+        try waitUntil("READY") { notify.messages.contains { $0.hasPrefix("READY=1") } }
+        XCTAssertTrue(notify.messages.contains { $0.contains("STATUS=") })
+        try waitUntil("WATCHDOG while playing") { notify.messages.contains("WATCHDOG=1") }
+        // The output gets stuck: the pacing reader stops reading, so writes block and frames stop advancing.
+        try runTool("pkill", ["-STOP", "-f", "^pv -q -B 9600 -L 192000$"])
+        usleep(1_200_000)
+        let stuckFrom = notify.messages.count
+        usleep(2_000_000)
+        XCTAssertFalse(notify.messages.dropFirst(stuckFrom).contains("WATCHDOG=1"), "no WATCHDOG while output is stuck")
+        try runTool("pkill", ["-CONT", "-f", "^pv -q -B 9600 -L 192000$"])
+        let resumedFrom = notify.messages.count
+        try waitUntil("WATCHDOG again once audio advances") { notify.messages.dropFirst(resumedFrom).contains("WATCHDOG=1") }
+    }
+
+    func waitUntil(_ what: String, timeout: Double = 6, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return }
+            usleep(100_000)
+        }
+        XCTFail("timed out waiting: \(what)")
+    }
+}
+
+/// A datagram socket standing in for systemd's notify socket.
+final class NotifyListener: @unchecked Sendable {
+    // @unchecked Sendable: `received` is guarded by `lock`; the reader thread only appends.
+    let path: String
+    private let fd: Int32
+    private let lock = NSLock()
+    private var received: [String] = []
+
+    init(path: String) throws {
+        self.path = path
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (index, byte) in path.utf8.enumerated() { raw[index] = byte } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else { throw NSError(domain: "notify", code: Int(errno)) }
+        Thread.detachNewThread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let got = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard got > 0 else { return }
+                let text = String(decoding: buffer[0..<got], as: UTF8.self)
+                lock.withLock { received.append(text) }
+            }
+        }
+    }
+
+    var messages: [String] { lock.withLock { received } }
+}
+
+func amplitudeOf(_ frequency: Double, _ samples: [Float], _ start: Int, length: Int = 480) -> Double {
+    var re = 0.0
+    var im = 0.0
+    let omega = 2 * Double.pi * frequency / 48000
+    for n in 0..<length where start + n < samples.count {
+        re += Double(samples[start + n]) * cos(omega * Double(n))
+        im -= Double(samples[start + n]) * sin(omega * Double(n))
+    }
+    return 2 * (re * re + im * im).squareRoot() / Double(length)
+}
+
+func runTool(_ tool: String, _ arguments: [String]) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [tool] + arguments
+    try process.run()
+    process.waitUntilExit()
+}
