@@ -70,6 +70,7 @@ final class ServiceTests: XCTestCase {
         }
 
         func start() throws {
+            try? FileManager.default.removeItem(atPath: folder + "/control.sock")
             let process = Process()
             process.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
             process.arguments = ["run", "--config", config]
@@ -178,8 +179,9 @@ final class ServiceTests: XCTestCase {
         service.stopProcess()
         XCTAssertLessThan(Date().timeIntervalSince(began), 1.0)
         XCTAssertEqual(service.process?.terminationStatus, 0)
+        let stoppedAt = service.captureSeconds
         try service.start()
-        try waitUntil("the restart resumes the last station") { service.amplitude(1000) > 0.01 }
+        try waitUntil("the restart resumes the last station") { service.captureSeconds > stoppedAt + 0.5 && service.amplitude(1000) > 0.01 }
         XCTAssertEqual(try service.status()["station"] as? String, "high")
     }
 
