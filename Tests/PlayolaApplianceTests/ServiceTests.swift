@@ -66,7 +66,7 @@ final class ServiceTests: XCTestCase {
         }
 
         static func tone(_ frequency: Int, into path: String) throws {
-            try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "aevalsrc=0.5*sin(2*PI*\(frequency)*t):s=48000:d=20", "-ac", "2", path])
+            try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "aevalsrc=0.5*sin(2*PI*\(frequency)*t)|0.5*sin(2*PI*\(frequency)*t):s=48000:d=90", path])
         }
 
         func start() throws {
@@ -166,10 +166,11 @@ final class ServiceTests: XCTestCase {
 
         // SIGHUP with a new volume: the level changes, with no gap.
         usleep(1_600_000) // so the stretch examined below is all playback
-        let loud = service.amplitude(1000)
+        // The tone is 0.5 at full scale; volume 80 is -12 dB on the 60 dB curve, 50 is -30 dB.
+        XCTAssertEqual(service.amplitude(1000), 0.5 * 0.2512, accuracy: 0.02)
         try service.writeConfig(volume: 50)
         kill(service.process!.processIdentifier, SIGHUP)
-        try waitUntil("the new volume applies") { abs(service.amplitude(1000) - loud * 0.125) < loud * 0.03 }
+        try waitUntil("the new volume applies") { abs(service.amplitude(1000) - 0.5 * 0.0316) < 0.004 }
         let around = service.recent(1.5)
         let quietest = stride(from: 0, to: around.count - 480, by: 480).map { amplitudeOf(1000, around, $0) }.min() ?? 0
         XCTAssertGreaterThan(quietest, 0.01, "no gap when the volume changed")
