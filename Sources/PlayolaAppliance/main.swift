@@ -34,6 +34,10 @@ do {
     case "run": exit(try await RunCommand.run(Array(words.dropFirst())))
     case "check-config": exit(CheckConfigCommand.run(Array(words.dropFirst())))
     case "status", "play", "next", "previous", "stop", "pause", "resume", "volume":
+        if words.contains("--help") {
+            Console.out(usage)
+            exit(0)
+        }
         let (socket, command) = try socketPath(Array(words.dropFirst()))
         exit(ControlClient.run([words[0]] + command, socketPath: socket))
     case "version", "--version": Console.out("playola \(PlayolaVersion.string)")

@@ -205,6 +205,27 @@ final class ServiceTests: XCTestCase {
         try waitUntil("WATCHDOG again once audio advances") { notify.messages.dropFirst(resumedFrom).contains("WATCHDOG=1") }
     }
 
+    func testTheServiceRefusesToStartOnAnErrorAndStartsOnAWarning() throws {
+        let service = try Service()
+        let good = try String(contentsOfFile: service.config, encoding: .utf8)
+        try good.replacingOccurrences(of: "volume = 80", with: "volume = loud").write(toFile: service.config, atomically: true, encoding: .utf8)
+        let refused = Process()
+        refused.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
+        refused.arguments = ["run", "--config", service.config]
+        let errors = Pipe()
+        refused.standardError = errors
+        try refused.run()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        refused.waitUntilExit()
+        XCTAssertEqual(refused.terminationStatus, 1)
+        XCTAssertTrue(said.contains("\(service.config):4: error: volume must be a whole number from 0 to 100, not 'loud'"), said)
+
+        try good.replacingOccurrences(of: "volume = 80", with: "volume = 80\nvolum = 3").write(toFile: service.config, atomically: true, encoding: .utf8)
+        try service.start()
+        defer { service.stopProcess() }
+        try waitUntil("a warning does not stop it") { service.amplitude(400) > 0.05 }
+    }
+
     func waitUntil(_ what: String, timeout: Double = 6, _ condition: () throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {

@@ -13,6 +13,7 @@ final class StationPlayerTests: XCTestCase {
         let sink: PacedSink
         let engine: LiveEngine
         let states = Mutex<[PlayerState]>([])
+        let notices = Mutex<[String]>([])
 
         init(server: FakePlayola, player: StationPlayer, sink: PacedSink, engine: LiveEngine) {
             self.server = server
@@ -51,7 +52,14 @@ final class StationPlayerTests: XCTestCase {
         let player = StationPlayer(api: api, downloader: AudioDownloader(http: http, cache: cache, backoff: (0.1, 1)), engine: engine, clock: clock)
         let stack = Stack(server: server, player: player, sink: sink, engine: engine)
         Task {
-            for await event in player.events { if case .state(let state) = event { stack.states.withLock { $0.append(state) } } }
+            // The one consumer of the player's events (an AsyncStream has one).
+            for await event in player.events {
+                switch event {
+                case .state(let state): stack.states.withLock { $0.append(state) }
+                case .notice(let text): stack.notices.withLock { $0.append(text) }
+                case .played: break
+                }
+            }
         }
         return stack
     }
@@ -153,15 +161,13 @@ final class StationPlayerTests: XCTestCase {
         let stack = try await stack(station: "s", spins: [("server-now", 600, -5, 30), ("clock-now", 900, 3595, 30)],
                                     serverClockOffset: -3600)
         defer { stack.engine.shutdown() }
-        let notices = Mutex<[String]>([])
-        Task { for await event in stack.player.events { if case .notice(let text) = event { notices.withLock { $0.append(text) } } } }
         await stack.player.play(stationID: "s")
         try await Task.sleep(for: .seconds(1.5))
         let state = await stack.player.state
         guard case .playing(let spin) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "server-now")
         XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.3), 0.2)
-        XCTAssertTrue(notices.withLock { $0 }.contains { $0.contains("differs from the server's by -3600 s") }, "\(notices.withLock { $0 })")
+        XCTAssertTrue(stack.notices.withLock { $0 }.contains { $0.contains("differs from the server's by -3600 s") }, "\(stack.notices.withLock { $0 })")
     }
 
     func testACacheTooSmallForWhatMustPlayIsAnError() async throws {
