@@ -33,7 +33,7 @@ do {
     case "render": exit(try await RenderCommand.run(Array(words.dropFirst())))
     case "run": exit(try await RunCommand.run(Array(words.dropFirst())))
     case "check-config": exit(CheckConfigCommand.run(Array(words.dropFirst())))
-    case "status", "play", "next", "previous", "stop", "pause", "resume", "volume":
+    case "status", "play", "next", "previous", "stop", "pause", "resume", "volume", "audio-device":
         if words.contains("--help") {
             Console.out(usage)
             exit(0)

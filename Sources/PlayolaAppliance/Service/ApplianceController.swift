@@ -99,6 +99,8 @@ actor ApplianceController {
 
     func noteError(_ message: String) { lastError = message }
 
+    func audioDeviceChanged() { engine.wakeProbe() }
+
     /// SIGHUP: a new config applies without interrupting playback when the playing station is unchanged.
     func reload(_ new: ApplianceConfig) async {
         let playing = currentStation
@@ -146,7 +148,7 @@ actor ApplianceController {
         let next = await player.nextSpin
         let usage = cache.usage
         var report = StatusReport(
-            state: state.name, station: currentStation?.name, device: device, volume: volume,
+            state: state.name, station: currentStation?.name, device: device, deviceAvailable: engine.hasDevice, volume: volume,
             uptime: Int(monotonicSeconds() - started), lastError: lastError,
             cache: .init(bytes: usage.storedBytes + usage.reservedBytes, budget: cache.budgetBytes, files: usage.files))
         if case .playing(let spin) = state { report.spin = .init(spin, now: Date()) }
@@ -199,6 +201,7 @@ struct StatusReport: Codable, Sendable {
     var state: String
     var station: String?
     var device: String
+    var deviceAvailable: Bool
     var volume: Int
     var uptime: Int
     var lastError: String?

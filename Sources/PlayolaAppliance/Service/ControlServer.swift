@@ -97,6 +97,9 @@ enum ControlServer {
             case "stop": await controller.stop()
             case "pause": await controller.pause()
             case "resume": await controller.resume()
+            case "audio-device":
+                // From the udev rule: a sound card was added or removed; look for the device now.
+                await controller.audioDeviceChanged()
             case "volume":
                 guard words.count == 2, let percent = Int(words[1]), (0...100).contains(percent) else {
                     throw .usage("volume takes a percentage from 0 to 100")

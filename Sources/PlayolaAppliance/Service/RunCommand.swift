@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import PlayolaEngine
+import Synchronization
 
 /// `playola run`: the service. Reads the config, opens the audio device, restores the last station and
 /// plays; listens to the control socket and to signals; tells systemd when it is ready and feeds the
@@ -34,26 +35,29 @@ enum RunCommand {
         mkdir(config.service.stateDir, 0o755)
 
         let notifier = SystemdNotifier()
-        let sink = try await openOutput(arguments, config: config, notifier: notifier)
+        let output = try Output(arguments, config: config)
         let http = HTTPClient()
         let api = PlayolaAPI(baseURL: config.playola.api, http: http)
         let cache = try AudioCache(directory: config.cache.dir, budgetBytes: config.cache.size)
         let downloader = AudioDownloader(http: http, cache: cache, onProblem: { log(.warning, $0, key: "download") })
         let clock = ServerCorrectedClock()
-        let engine = LiveEngine(sink: sink.sink, clock: clock, report: { event in
-            log(event.kind == .error ? .warning : .info, "\(event)")
-        })
+        let events = DeviceEvents()
+        let engine = LiveEngine(
+            mixRate: config.player.rate, openSink: output.open, clock: clock,
+            report: { event in log(event.kind == .error ? .warning : .info, "\(event)") },
+            onDevice: { events.handle($0) })
         let playola = config.playola
         let reporter = ListeningSessionReporter(
             api: api, deviceID: DeviceIdentity.load(directory: config.service.stateDir), token: { playola.token() },
             onReport: { report in if report.outcome != "ok" { log(.warning, "listening session \(report.kind.rawValue): \(report.outcome)", key: "session") } })
         let player = StationPlayer(api: api, downloader: downloader, engine: engine, clock: clock, reporter: reporter)
-        let controller = ApplianceController(config: config, player: player, engine: engine, cache: cache, api: api, device: sink.name)
+        let controller = ApplianceController(config: config, player: player, engine: engine, cache: cache, api: api, device: output.name)
+        events.connect(player: player, notifier: notifier, device: output.name)
         engine.start()
         Task { await follow(player, controller: controller, notifier: notifier) }
         await controller.boot()
         try ControlServer.start(path: config.service.socket, controller: controller)
-        log(.info, "playola \(PlayolaVersion.string): playing into \(sink.name); control socket \(config.service.socket)")
+        log(.info, "playola \(PlayolaVersion.string): output \(output.name); control socket \(config.service.socket)")
         startWatchdog(engine: engine, player: player, notifier: notifier)
         if let seconds = arguments.options["for"].flatMap(Double.init) {
             startThread(named: "playola-timer") {
@@ -62,32 +66,7 @@ enum RunCommand {
             }
         }
         return await waitForSignals(signals, controller: controller, configPath: configPath, engine: engine,
-                                    reporter: reporter, sink: sink, notifier: notifier)
-    }
-
-    /// The configured ALSA device, waited for when it is not there (a slow probe, no busy loop), or a WAV file.
-    static func openOutput(_ arguments: Arguments, config: ApplianceConfig, notifier: SystemdNotifier) async throws -> UncheckedOutput {
-        if let path = arguments.options["output"] {
-            return UncheckedOutput(sink: RealTimePacer(try WAVFileSink(path: path, sampleRate: config.player.rate)), name: path)
-        }
-        var announced = false
-        while true {
-            do {
-                let alsa = try ALSASink(device: config.player.device, sampleRate: config.player.rate)
-                return UncheckedOutput(sink: alsa, name: "\(config.player.device) (\(alsa.format.rawValue), \(alsa.sampleRate) Hz)")
-            } catch {
-                if let path = arguments.options["fallback"] {
-                    log(.warning, "\(error); playing into \(path) instead")
-                    return UncheckedOutput(sink: RealTimePacer(try WAVFileSink(path: path, sampleRate: config.player.rate)), name: path)
-                }
-                if !announced {
-                    log(.warning, "\(error); waiting for the audio device")
-                    _ = notifier.ready(status: "waiting for the audio device \(config.player.device)")
-                    announced = true
-                }
-                try await Task.sleep(for: .seconds(2))
-            }
-        }
+                                    reporter: reporter, notifier: notifier)
     }
 
     /// Player events → log lines, the last error, and systemd's STATUS.
@@ -141,7 +120,7 @@ enum RunCommand {
 
     static func waitForSignals(
         _ signals: Int32, controller: ApplianceController, configPath: String, engine: LiveEngine,
-        reporter: ListeningSessionReporter, sink: UncheckedOutput, notifier: SystemdNotifier
+        reporter: ListeningSessionReporter, notifier: SystemdNotifier
     ) async -> Int32 {
         while true {
             let caught: Int32 = await withCheckedContinuation { continuation in
@@ -180,9 +159,71 @@ enum RunCommand {
     }
 }
 
-/// The output, handed from the async start-up to the engine, which alone uses it afterwards.
-// @unchecked Sendable: the sink is used only by the engine's render thread once it starts.
-struct UncheckedOutput: @unchecked Sendable {
-    let sink: any AudioSink
+/// Where the audio goes: the configured ALSA device (opened again each time it comes back), or a WAV file
+/// at real-time pace (`--output`, or `--fallback` when the device cannot be opened at start).
+struct Output: Sendable {
     let name: String
+    let open: @Sendable () throws(AudioSinkError) -> any AudioSink
+
+    init(_ arguments: Arguments, config: ApplianceConfig) throws {
+        let device = config.player.device
+        let rate = config.player.rate
+        if let path = arguments.options["output"] {
+            let sink = SinkHandoff(RealTimePacer(try WAVFileSink(path: path, sampleRate: rate)))
+            name = path
+            open = { sink.sink }
+            return
+        }
+        if let path = arguments.options["fallback"] {
+            do {
+                _ = try ALSASink(device: device, sampleRate: rate)
+            } catch {
+                log(.warning, "\(error); playing into \(path) instead")
+                let sink = SinkHandoff(RealTimePacer(try WAVFileSink(path: path, sampleRate: rate)))
+                name = path
+                open = { sink.sink }
+                return
+            }
+        }
+        name = device
+        open = { () throws(AudioSinkError) -> any AudioSink in try ALSASink(device: device, sampleRate: rate) }
+    }
+}
+
+/// One sink created at start and handed to the engine, whose render thread alone uses it.
+// @unchecked Sendable: the render thread is the only user once the engine starts.
+struct SinkHandoff: @unchecked Sendable {
+    let sink: any AudioSink
+    init(_ sink: any AudioSink) { self.sink = sink }
+}
+
+/// The engine's device events → the player's state, the log (once per change) and systemd's STATUS.
+final class DeviceEvents: Sendable {
+    private struct Links: Sendable {
+        var player: StationPlayer
+        var notifier: SystemdNotifier
+        var device: String
+    }
+    private let links = Mutex<Links?>(nil)
+
+    func connect(player: StationPlayer, notifier: SystemdNotifier, device: String) {
+        links.withLock { $0 = Links(player: player, notifier: notifier, device: device) }
+    }
+
+    func handle(_ event: LiveEngine.DeviceEvent) {
+        guard let links = links.withLock({ $0 }) else { return }
+        switch event {
+        case .opened:
+            log(.info, "audio device \(links.device) is open")
+            Task { await links.player.outputBack() }
+        case .lost(let error):
+            log(.warning, "\(error); waiting for it to come back", key: "device-lost")
+            _ = links.notifier.status("waiting for the audio device \(links.device)")
+            Task { await links.player.outputLost() }
+        case .waiting(let error):
+            log(.warning, "\(error); waiting for the audio device", key: "device-lost")
+            _ = links.notifier.ready(status: "waiting for the audio device \(links.device)")
+            Task { await links.player.outputLost() }
+        }
+    }
 }

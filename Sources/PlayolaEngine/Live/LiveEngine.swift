@@ -1,58 +1,90 @@
+import Dispatch
 import FoundationEssentials
 import Glibc
 import Synchronization
 
 /// Plays a changing program of spins on a real-time sink, on two threads:
 /// - the render thread mixes the active voices and writes to the sink — it never decodes, allocates,
-///   locks, logs or does I/O beyond the write;
+///   locks, logs or does I/O beyond the write. When the sink fails as a device does when it goes away,
+///   it drops it and probes for it again (slowly, or at once when woken by a udev event), without
+///   spinning;
 /// - the decode thread opens each spin's voice shortly before it sounds (or joins it at the present),
 ///   keeps the rings ~2 s ahead, retires finished voices, and re-anchors the wall clock before placing
-///   each spin.
+///   each spin. While the device is away it places nothing, and when it is back every spin of the program
+///   is placed afresh: playback resumes at the live position.
 public final class LiveEngine: Sendable {
     public let mixRate: Int
-    private let output: SinkBox
+    private let openSink: @Sendable () throws(AudioSinkError) -> any AudioSink
     private let clock: any WallClock
     private let slots = VoiceSlots()
     private let shared = Mutex(Shared())
     private let framesWritten = Atomic<Int64>(0)
-    /// The render thread's latest (frames written, device delay, monotonic µs) reading.
+    /// The render thread's latest (frames heard, monotonic µs) reading, for re-anchoring.
     private let heardFrame = Atomic<Int64>(0)
     private let heardMicros = Atomic<Int64>(0)
     private let gainTarget = Atomic<UInt32>(Float(1).bitPattern)
     private let running = Atomic<Bool>(false)
-    private let sinkFailure = Mutex<AudioSinkError?>(nil)
+    /// Bumped by the render thread each time a device is opened; the decode side re-places the program.
+    private let deviceGeneration = Atomic<Int>(0)
+    private let deviceOpen = Atomic<Bool>(false)
+    private let probeWake = DispatchSemaphore(value: 0)
+    public let probeInterval: Double
     private let blockFrames = 1024
     private let report: @Sendable (PlayEvent) -> Void
+    private let onDevice: @Sendable (DeviceEvent) -> Void
 
-    /// What the decode side knows: the program, the clock mapping, and which spins have voices.
+    public enum DeviceEvent: Sendable, Equatable {
+        case opened
+        case lost(AudioSinkError)
+        /// The first attempt at start failed: the engine waits for the device.
+        case waiting(AudioSinkError)
+    }
+
     struct Shared {
         var program: [ProgramEntry] = []
         var clock: ProgramClock?
         var started: Set<String> = []
+        var placedForDevice = 0
     }
 
     /// - Parameters:
-    ///   - sink: a paced sink (ALSA, or a test sink that blocks like one); only the render thread uses it.
-    ///   - latency: seconds from a write to its sound, used until the sink can say (`ALSASink.delay`).
-    public init(sink: any AudioSink, clock: any WallClock, report: @escaping @Sendable (PlayEvent) -> Void = { _ in }) {
-        output = SinkBox(sink)
-        mixRate = sink.sampleRate
+    ///   - openSink: opens the output (an ALSA PCM); called again after the device went away.
+    ///   - onDevice: device events, off the render thread's hot path (once per change).
+    public init(
+        mixRate: Int, openSink: @escaping @Sendable () throws(AudioSinkError) -> any AudioSink, clock: any WallClock,
+        probeInterval: Double = 2, report: @escaping @Sendable (PlayEvent) -> Void = { _ in },
+        onDevice: @escaping @Sendable (DeviceEvent) -> Void = { _ in }
+    ) {
+        self.mixRate = mixRate
+        self.openSink = openSink
         self.clock = clock
+        self.probeInterval = probeInterval
         self.report = report
+        self.onDevice = onDevice
+    }
+
+    /// An engine on one sink that is already open (tests, WAV output).
+    public convenience init(sink: any AudioSink, clock: any WallClock, report: @escaping @Sendable (PlayEvent) -> Void = { _ in }) {
+        let box = SinkBox(sink)
+        self.init(mixRate: sink.sampleRate, openSink: { box.sink }, clock: clock, report: report)
     }
 
     public func start() {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let now = clock.now()
-        shared.withLock { $0.clock = ProgramClock(rate: mixRate, frame: 0, heardAt: now) }
         startThread(named: "playola-render") { [self] in renderLoop() }
         startThread(named: "playola-decode") { [self] in decodeLoop() }
     }
 
     /// Stops both threads (after the current block).
-    public func shutdown() { running.store(false, ordering: .releasing) }
+    public func shutdown() {
+        running.store(false, ordering: .releasing)
+        probeWake.signal()
+    }
 
-    /// Replaces the program. Voices of spins no longer in it are retired; new ones start or join.
+    /// A sound card came or went (udev): probe now rather than at the next slow probe.
+    public func wakeProbe() { probeWake.signal() }
+
+    /// Replaces the program. Voices of spins no longer in it fade out; new ones start or join.
     public func setProgram(_ entries: [ProgramEntry]) {
         let ids = Set(entries.map(\.spin.id))
         shared.withLock {
@@ -61,23 +93,43 @@ public final class LiveEngine: Sendable {
         }
     }
 
-    /// The master gain the render thread ramps to over ~20 ms (pause, stop, volume: never a click).
+    /// The master gain the render thread ramps to over ~20 ms (volume: never a click).
     public func setGain(_ gain: Float) { gainTarget.store(gain.bitPattern, ordering: .releasing) }
 
     public var framesPlayed: Int64 { framesWritten.load(ordering: .acquiring) }
-
-    /// The sink's error, if it stopped the render thread.
-    public var failure: AudioSinkError? { sinkFailure.withLock { $0 } }
+    public var hasDevice: Bool { deviceOpen.load(ordering: .acquiring) }
 
     // MARK: render thread
 
     private func renderLoop() {
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames * 2)
         defer { buffer.deallocate() }
-        let sink = output.sink
         var gain = Float(bitPattern: gainTarget.load(ordering: .relaxed))
         let rampStep = 1 / Float(Double(mixRate) * 0.02)
+        var sink: (any AudioSink)?
+        var everOpened = false
         while running.load(ordering: .acquiring) {
+            guard let output = sink else {
+                slots.forEachActive { _ in } // let the decode side collect voices it retired
+                do throws(AudioSinkError) {
+                    let opened = try openSink()
+                    guard opened.sampleRate == mixRate else {
+                        throw AudioSinkError.unsupported(device: "\(opened)", reason: "runs at \(opened.sampleRate) Hz, the mix at \(mixRate) Hz")
+                    }
+                    sink = opened
+                    everOpened = true
+                    deviceOpen.store(true, ordering: .releasing)
+                    deviceGeneration.add(1, ordering: .releasing)
+                    onDevice(.opened)
+                } catch {
+                    if !everOpened && deviceGeneration.load(ordering: .relaxed) == 0 {
+                        everOpened = true // said once
+                        onDevice(.waiting(error))
+                    }
+                    _ = probeWake.wait(timeout: .now() + probeInterval)
+                }
+                continue
+            }
             let blockStart = framesWritten.load(ordering: .relaxed)
             Mixer.mix(slots, blockStart: blockStart, frames: blockFrames, into: buffer)
             let target = Float(bitPattern: gainTarget.load(ordering: .acquiring))
@@ -89,11 +141,14 @@ public final class LiveEngine: Sendable {
                 }
             }
             do {
-                try sink.write(buffer, frames: blockFrames)
+                try output.write(buffer, frames: blockFrames)
             } catch {
-                sinkFailure.withLock { $0 = error } // off the hot path: the thread ends here
-                running.store(false, ordering: .releasing)
-                return
+                // The device went away (or will not play): drop it, say so once, and probe for it.
+                sink = nil
+                heardMicros.store(0, ordering: .releasing) // the old device's reading says nothing of the next
+                deviceOpen.store(false, ordering: .releasing)
+                onDevice(.lost(error))
+                continue
             }
             let written = blockStart + Int64(blockFrames)
             framesWritten.store(written, ordering: .releasing)
@@ -108,8 +163,26 @@ public final class LiveEngine: Sendable {
         let lookahead = Int64(mixRate) * 2
         let margin = Int64(Double(mixRate) * 0.1)
         while running.load(ordering: .acquiring) {
+            let device = deviceGeneration.load(ordering: .acquiring)
+            let isOpen = deviceOpen.load(ordering: .acquiring)
+            if !isOpen || device != shared.withLock({ $0.placedForDevice }) {
+                // No device, or a new one: what was playing belongs to the past; retire it, and once the
+                // device is there, place the whole program again from a fresh anchor.
+                for index in 0..<slots.capacity where slots.state(index) == VoiceSlots.active { slots.retire(index) }
+                _ = slots.collectReleased()
+                if isOpen, heardMicros.load(ordering: .acquiring) > 0 { // the new device has taken a first block
+                    shared.withLock {
+                        $0.started.removeAll()
+                        $0.clock = ProgramClock(rate: mixRate, frame: heardFrame.load(ordering: .acquiring), heardAt: clock.now())
+                        $0.placedForDevice = device
+                    }
+                } else {
+                    usleep(isOpen ? 5_000 : 100_000) // no device: nothing to do until it is back
+                    continue
+                }
+            }
             let cursor = framesWritten.load(ordering: .acquiring)
-            let (program, clock, started) = shared.withLock { ($0.program, $0.clock!, $0.started) }
+            let (program, programClock, started) = shared.withLock { ($0.program, $0.clock!, $0.started) }
             let wanted = Set(program.map(\.spin.id))
             // Voices whose spin left the program fade out, then retire; so do voices that played out.
             for index in 0..<slots.capacity {
@@ -120,7 +193,7 @@ public final class LiveEngine: Sendable {
                 if voice.isSilenced.load(ordering: .acquiring) {
                     slots.retire(index)
                 } else if voice.isExhausted && voice.ring.availableToRead == 0 {
-                    reportEnd(voice, clock: clock)
+                    reportEnd(voice, clock: programClock)
                     slots.retire(index)
                 } else {
                     voice.fill(upTo: cursor - voice.startFrame + lookahead)
@@ -130,7 +203,7 @@ public final class LiveEngine: Sendable {
             // Place spins that sound within the lookahead and have no voice yet.
             for entry in program where !started.contains(entry.spin.id) {
                 guard let file = entry.file else { continue }
-                var placing = clock
+                var placing = programClock
                 if let reading = currentHeardFrame() { placing.reanchor(frame: reading.frame, heardAt: reading.at) }
                 let start = placing.frame(at: entry.spin.airtime)
                 let length = Int64(entry.spin.audioBlock.durationMS) * Int64(mixRate) / 1000
@@ -178,10 +251,9 @@ public final class LiveEngine: Sendable {
     }
 }
 
-/// The sink, used by the render thread alone once started (and `delay` read there too).
+/// A sink handed to the engine, which alone uses it once started (on the render thread).
 // @unchecked Sendable: after `start()`, only the render thread calls into the sink.
 struct SinkBox: @unchecked Sendable {
     let sink: any AudioSink
     init(_ sink: any AudioSink) { self.sink = sink }
-    func delay() -> Int { sink.delay() }
 }

@@ -12,6 +12,7 @@ public final class ALSASink: AudioSink {
     public let bytesPerSample: Int
     public let bufferFrames: Int
     public let periodFrames: Int
+    private var periodMilliseconds: Int { max(1, periodFrames * 1000 / sampleRate) }
     private let pcm: OpaquePointer
     private let scratch: UnsafeMutableRawPointer
     private let scratchFrames: Int
@@ -30,7 +31,9 @@ public final class ALSASink: AudioSink {
     ) throws(AudioSinkError) {
         self.device = device
         var handle: OpaquePointer?
-        let status = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
+        // Non-blocking, so a device that stops taking frames (a wedged DAC, a stalled dmix) is seen by the
+        // timeout of `snd_pcm_wait` instead of hanging a blocking write forever.
+        let status = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK)
         guard status >= 0, let handle else { throw Self.classify(status, device: device, during: "open") }
         pcm = handle
         var params: OpaquePointer?
@@ -103,11 +106,25 @@ public final class ALSASink: AudioSink {
             let count = min(scratchFrames, frames - done)
             format.convert(samples + done * 2, count: count * 2, into: scratch, bytesPerSample: bytesPerSample)
             var written = 0
+            var stalledSince: Double?
             while written < count {
                 let result = snd_pcm_writei(pcm, scratch + written * 2 * bytesPerSample, snd_pcm_uframes_t(count - written))
-                if result >= 0 {
+                if result > 0 {
                     written += result
                     consecutiveXruns = 0
+                    stalledSince = nil
+                } else if result == 0 || result == -Int(EAGAIN) {
+                    // The buffer is full: wait for room, at most two periods plus slack at a time.
+                    let waited = snd_pcm_wait(pcm, Int32(periodMilliseconds * 2 + 50))
+                    if waited == 0 {
+                        let now = monotonicSeconds()
+                        if let since = stalledSince, now - since > max(0.5, Double(periodMilliseconds * 2) / 1000) {
+                            throw .deviceGone(device: device, reason: "the device stopped taking frames")
+                        }
+                        stalledSince = stalledSince ?? now
+                    } else if waited < 0 {
+                        try recover(waited)
+                    }
                 } else {
                     try recover(Int32(result))
                 }
@@ -117,7 +134,9 @@ public final class ALSASink: AudioSink {
     }
 
     public func drain() throws(AudioSinkError) {
+        snd_pcm_nonblock(pcm, 0) // drain waits for the buffer to play out
         let result = snd_pcm_drain(pcm)
+        snd_pcm_nonblock(pcm, 1)
         if result < 0 { try recover(result) }
     }
 

@@ -29,6 +29,8 @@ public actor StationPlayer {
     private var station: (source: any ScheduleSource, shift: Double)?
     /// Armed by an interruption of a playing or loading station; consumed by the resume.
     private var resumeArmed = false
+    /// The engine has no device: the state says `paused(.deviceLost)` whatever the schedule does.
+    private var outputDown = false
     private var reporting: Task<Void, Never>?
 
     // The current generation's knowledge.
@@ -77,6 +79,12 @@ public actor StationPlayer {
         switch state {
         case .playing(let playing): spin = playing
         case .loading: spin = nil
+        case .paused(let paused, .deviceLost) where reason == .interruption:
+            // Paused by the user while the device is away: it must stay paused when the device returns.
+            resumeArmed = true
+            halt()
+            publish(.paused(paused, .interruption))
+            return
         case .paused(let paused, _):
             publish(.paused(paused, reason))
             return
@@ -85,6 +93,20 @@ public actor StationPlayer {
         resumeArmed = true
         halt()
         publish(spin.map { .paused($0, reason) } ?? .idle)
+    }
+
+    /// The audio device went away: `paused(spin, .deviceLost)`. The schedule clock and downloads go on;
+    /// the engine re-places the program at the live position when the device is back.
+    public func outputLost() {
+        outputDown = true
+        if case .playing(let spin) = state { publish(.paused(spin, .deviceLost)) }
+    }
+
+    /// The device is back: playing again at the next tick (unless the user stopped or paused meanwhile,
+    /// which cleared the program and left another state).
+    public func outputBack() {
+        outputDown = false
+        if case .paused(_, .deviceLost) = state { update(generation: generation) }
     }
 
     /// Resumes after an interruption at the live position (a fresh schedule); a no-op unless armed.
@@ -208,6 +230,10 @@ public actor StationPlayer {
         engine.setProgram(window.filter { !failed.contains($0.id) }.map { ProgramEntry(spin: $0, file: files[$0.id]) })
         // State: loading until the audible spin's file is here; never back from playing to loading.
         guard configurationProblem == nil else { return }
+        if outputDown {
+            if case .playing(let spin) = state { publish(.paused(spin, .deviceLost)) }
+            return
+        }
         let audible = schedule.nowPlaying(at: now) ?? window.first
         if let audible, files[audible.id] != nil || failed.contains(audible.id) {
             if state != .playing(audible) { publish(.playing(audible)) }

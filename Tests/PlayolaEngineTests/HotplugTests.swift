@@ -1,0 +1,188 @@
+import Foundation
+import PlayolaEngine
+import Synchronization
+import XCTest
+
+/// Issue 6, "must be shown" 1 and 2: the audio device comes and goes behind the `AudioSink` protocol;
+/// the player pauses with `deviceLost`, uses no CPU while it waits, and resumes by itself at the live
+/// position — unless the user stopped meanwhile.
+final class HotplugTests: XCTestCase {
+    /// A sound card the test plugs and unplugs: each open gives a new sink (a new device), paced like one.
+    final class Card: Sendable {
+        enum Fault: Sendable { case none, unplugged, xrunStorm }
+        let fault = Mutex<Fault>(.none)
+        let opens = Atomic<Int>(0)
+        let current = Mutex<PacedSink?>(nil)
+
+        func open() throws(AudioSinkError) -> any AudioSink {
+            guard fault.withLock({ $0 }) != .unplugged else { throw .deviceGone(device: "test-card", reason: "No such device") }
+            opens.add(1, ordering: .relaxed)
+            let sink = FaultySink(card: self)
+            current.withLock { $0 = sink.paced }
+            return sink
+        }
+
+        var audio: PacedSink? { current.withLock { $0 } }
+    }
+
+    final class FaultySink: AudioSink {
+        let card: Card
+        let paced = PacedSink()
+        init(card: Card) { self.card = card }
+        var sampleRate: Int { 48000 }
+        func write(_ samples: UnsafePointer<Float>, frames: Int) throws(AudioSinkError) {
+            switch card.fault.withLock({ $0 }) {
+            case .unplugged: throw .deviceGone(device: "test-card", reason: "No such device")
+            case .xrunStorm: throw .xrun(device: "test-card")
+            case .none: try paced.write(samples, frames: frames)
+            }
+        }
+        func drain() throws(AudioSinkError) {}
+        func delay() -> Int { paced.delay() }
+    }
+
+    final class Record: Sendable {
+        let deviceEvents = Mutex<[LiveEngine.DeviceEvent]>([])
+        let states = Mutex<[PlayerState]>([])
+    }
+
+    struct Rig {
+        let card: Card
+        let player: StationPlayer
+        let engine: LiveEngine
+        let record: Record
+        let server: FakePlayola
+    }
+
+    /// A station: "first" (600 Hz) from 5 s ago to 3 s from now, then "second" (900 Hz).
+    func rig() async throws -> Rig {
+        let server = try FakePlayola()
+        let now = Date()
+        var spins: [Spin] = []
+        for (id, frequency, offset, seconds) in [("first", 600.0, -5.0, 8.0), ("second", 900.0, 3.0, 30.0)] {
+            try server.addFile(try Fixtures.tone(frequency, seconds: seconds, rate: 48000, codec: .mp3), as: "\(id).mp3")
+            spins.append(Spin(id: id, stationID: "hot", airtime: now.addingTimeInterval(offset), startingVolume: 1, fades: [],
+                              audioBlock: AudioBlock(id: id, title: id, artist: "t", durationMS: Int(seconds * 1000),
+                                                     endOfMessageMS: Int(seconds * 1000), downloadURL: server.fileURL("\(id).mp3"))))
+        }
+        try server.serve(station: "hot", spins: spins)
+        let card = Card()
+        let record = Record()
+        let http = HTTPClient()
+        let clock = ServerCorrectedClock()
+        let playerBox = Mutex<StationPlayer?>(nil)
+        let engine = LiveEngine(mixRate: 48000, openSink: card.open, clock: clock, probeInterval: 0.5, onDevice: { event in
+            record.deviceEvents.withLock { $0.append(event) }
+            guard let player = playerBox.withLock({ $0 }) else { return }
+            Task {
+                if case .opened = event { await player.outputBack() } else { await player.outputLost() }
+            }
+        })
+        let cache = try AudioCache(directory: Fixtures.temporaryDirectory("hotplug"), budgetBytes: 32 << 20)
+        let player = StationPlayer(api: PlayolaAPI(baseURL: server.base, http: http),
+                                   downloader: AudioDownloader(http: http, cache: cache), engine: engine, clock: clock)
+        playerBox.withLock { $0 = player }
+        Task { for await event in player.events { if case .state(let state) = event { record.states.withLock { $0.append(state) } } } }
+        engine.start()
+        return Rig(card: card, player: player, engine: engine, record: record, server: server)
+    }
+
+    func level(_ rig: Rig, _ frequency: Double) -> Double {
+        guard let samples = rig.card.audio?.left, samples.count > 48000 / 2 else { return 0 }
+        return SignalAnalysis(samples: samples, rate: 48000).amplitude(of: frequency, around: samples.count - 48000 / 10)
+    }
+
+    func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+
+    func testTheDeviceVanishesMidWriteAndReturnsThreeSecondsLaterAtTheLivePosition() async throws {
+        let rig = try await rig()
+        defer { rig.engine.shutdown() }
+        await rig.player.play(stationID: "hot")
+        try await Task.sleep(for: .seconds(1.2))
+        XCTAssertGreaterThan(level(rig, 600), 0.2, "playing the first spin")
+        rig.card.fault.withLock { $0 = .unplugged }
+        try await Task.sleep(for: .seconds(0.5))
+        let state = await rig.player.state
+        guard case .paused(let spin, .deviceLost) = state else { return XCTFail("\(state)") }
+        XCTAssertEqual(spin?.id, "first")
+        let cpuBefore = cpuSeconds()
+        try await Task.sleep(for: .seconds(2.5))
+        let cpuDuring = cpuSeconds() - cpuBefore
+        print("CPU while the device was away: \(cpuDuring) s in 2.5 s (\(cpuDuring / 2.5 * 100) %)")
+        XCTAssertLessThan(cpuDuring / 2.5, 0.01, "CPU while the device is away: \(cpuDuring) s in 2.5 s")
+        rig.card.fault.withLock { $0 = .none } // 3 s after it went: the schedule has moved on to the second spin
+        try await Task.sleep(for: .seconds(1.2))
+        let resumed = await rig.player.state
+        guard case .playing(let now) = resumed else { return XCTFail("\(resumed)") }
+        XCTAssertEqual(now.id, "second")
+        XCTAssertGreaterThan(level(rig, 900), 0.2, "the live position: the second spin")
+        XCTAssertLessThan(level(rig, 600), 0.001, "not the spin that was playing when the device went")
+        let events = rig.record.deviceEvents.withLock { $0 }
+        XCTAssertEqual(events.filter { if case .lost = $0 { true } else { false } }.count, 1, "said once: \(events)")
+        XCTAssertEqual(rig.card.opens.load(ordering: .relaxed), 2, "the first device, then a new one")
+    }
+
+    func testAnUnderrunStormIsRecoveredByReopening() async throws {
+        let rig = try await rig()
+        defer { rig.engine.shutdown() }
+        await rig.player.play(stationID: "hot")
+        try await Task.sleep(for: .seconds(1.2))
+        rig.card.fault.withLock { $0 = .xrunStorm }
+        try await Task.sleep(for: .seconds(0.3))
+        rig.card.fault.withLock { $0 = .none }
+        try await Task.sleep(for: .seconds(1.0))
+        let state = await rig.player.state
+        guard case .playing = state else { return XCTFail("\(state)") }
+        XCTAssertGreaterThan(level(rig, 600), 0.2)
+    }
+
+    func testAUserStopDuringTheOutageKeepsThePlayerStopped() async throws {
+        let rig = try await rig()
+        defer { rig.engine.shutdown() }
+        await rig.player.play(stationID: "hot")
+        try await Task.sleep(for: .seconds(1.2))
+        rig.card.fault.withLock { $0 = .unplugged }
+        try await Task.sleep(for: .seconds(0.5))
+        await rig.player.stop()
+        rig.card.fault.withLock { $0 = .none }
+        try await Task.sleep(for: .seconds(1.5))
+        let state = await rig.player.state
+        XCTAssertEqual(state, .idle)
+        XCTAssertLessThan(level(rig, 600) + level(rig, 900), 0.001, "silence on the returned device")
+    }
+
+    func testAUserPauseDuringTheOutageStaysPaused() async throws {
+        let rig = try await rig()
+        defer { rig.engine.shutdown() }
+        await rig.player.play(stationID: "hot")
+        try await Task.sleep(for: .seconds(1.2))
+        rig.card.fault.withLock { $0 = .unplugged }
+        try await Task.sleep(for: .seconds(0.5))
+        await rig.player.pauseForInterruption(.interruption)
+        rig.card.fault.withLock { $0 = .none }
+        try await Task.sleep(for: .seconds(1.5))
+        let state = await rig.player.state
+        guard case .paused(_, .interruption) = state else { return XCTFail("\(state)") }
+        XCTAssertLessThan(level(rig, 600) + level(rig, 900), 0.001)
+    }
+
+    func testStartingWithNoDeviceWaitsThenPlays() async throws {
+        let rig = try await rig()
+        rig.card.fault.withLock { $0 = .unplugged }
+        defer { rig.engine.shutdown() }
+        await rig.player.play(stationID: "hot")
+        try await Task.sleep(for: .seconds(1.2))
+        XCTAssertEqual(rig.card.opens.load(ordering: .relaxed), 0)
+        XCTAssertTrue(rig.record.deviceEvents.withLock { $0 }.contains { if case .waiting = $0 { true } else { false } })
+        rig.card.fault.withLock { $0 = .none }
+        rig.engine.wakeProbe() // as the udev rule does
+        try await Task.sleep(for: .seconds(1.0))
+        let state = await rig.player.state
+        guard case .playing = state else { return XCTFail("\(state)") }
+        XCTAssertGreaterThan(level(rig, 600), 0.2)
+    }
+}
