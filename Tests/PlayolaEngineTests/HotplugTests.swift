@@ -55,7 +55,7 @@ final class HotplugTests: XCTestCase {
     }
 
     /// A station: "first" (600 Hz) from 5 s ago to 3 s from now, then "second" (900 Hz).
-    func rig() async throws -> Rig {
+    func rig(startUnplugged: Bool = false) async throws -> Rig {
         let server = try FakePlayola()
         let now = Date()
         var spins: [Spin] = []
@@ -67,6 +67,7 @@ final class HotplugTests: XCTestCase {
         }
         try server.serve(station: "hot", spins: spins)
         let card = Card()
+        if startUnplugged { card.fault.withLock { $0 = .unplugged } }
         let record = Record()
         let http = HTTPClient()
         let clock = ServerCorrectedClock()
@@ -171,8 +172,7 @@ final class HotplugTests: XCTestCase {
     }
 
     func testStartingWithNoDeviceWaitsThenPlays() async throws {
-        let rig = try await rig()
-        rig.card.fault.withLock { $0 = .unplugged }
+        let rig = try await rig(startUnplugged: true)
         defer { rig.engine.shutdown() }
         await rig.player.play(stationID: "hot")
         try await Task.sleep(for: .seconds(1.2))

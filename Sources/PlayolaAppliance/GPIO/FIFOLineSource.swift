@@ -1,0 +1,75 @@
+import Glibc
+import PlayolaEngine
+
+/// Lines played from a named pipe, for end-to-end tests of the running service on machines without GPIO
+/// (`[gpio] chip = fake:/path/to/fifo`). Each line written to the pipe is `NAME LEVEL`, like `GPIO17 0`: that
+/// line's physical level from now on. Outputs are appended to `PATH.out` in the same form.
+final class FIFOLineSource: GPIOLineSource {
+    static let prefix = "fake:"
+
+    let path: String
+    private let fd: Int32
+    private var text: [UInt8] = []
+    private var levels: [LineRef: Bool] = [:]
+
+    /// The path of `chip` when it names a fake source.
+    static func path(ofChip chip: String?) -> String? {
+        guard let chip, chip.hasPrefix(prefix) else { return nil }
+        return String(chip.dropFirst(prefix.count))
+    }
+
+    /// Creates the pipe when it is missing.
+    init(path: String) throws(GPIOError) {
+        if mkfifo(path, 0o600) != 0 && errno != EEXIST { throw .fakeSource(path: path, errno: errno) }
+        // Read-write: with a writer of our own the pipe never reports end-of-file between test writers.
+        fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw .fakeSource(path: path, errno: errno) }
+        self.path = path
+    }
+
+    deinit { close(fd) }
+
+    func nextEvent(timeout: Double) -> LineEvent? {
+        while true {
+            if let event = parseLine() { return event }
+            var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&waiting, 1, Int32(min(max(timeout, 0) * 1000, 3_600_000).rounded(.up)))
+            guard ready > 0 else { return nil }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = read(fd, &chunk, chunk.count)
+            guard count > 0 else { return nil }
+            text += chunk[0..<count]
+        }
+    }
+
+    /// The next whole line that names a line and a level; others are logged and skipped.
+    private func parseLine() -> LineEvent? {
+        while let newline = text.firstIndex(of: UInt8(ascii: "\n")) {
+            let line = String(decoding: text[..<newline], as: UTF8.self)
+            text.removeSubrange(...newline)
+            let words = line.split(whereSeparator: \.isWhitespace)
+            guard !words.isEmpty else { continue }
+            guard words.count == 2, let ref = LineRef(parsing: String(words[0])), words[1] == "0" || words[1] == "1" else {
+                log(.warning, "gpio: \(path): expected 'NAME 0' or 'NAME 1', not '\(line)'")
+                continue
+            }
+            levels[ref] = words[1] == "1"
+            return LineEvent(line: ref, level: words[1] == "1", time: now())
+        }
+        return nil
+    }
+
+    func setOutput(_ line: LineRef, _ on: Bool) {
+        let out = open(path + ".out", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard out >= 0 else { return }
+        defer { close(out) }
+        let name = switch line {
+        case .name(let name): name
+        case .offset(let offset): "\(offset)"
+        }
+        let record = Array("\(name) \(on ? 1 : 0)\n".utf8)
+        _ = write(out, record, record.count)
+    }
+
+    func level(of line: LineRef) -> Bool? { levels[line] }
+}
