@@ -179,4 +179,20 @@ final class StationPlayerTests: XCTestCase {
         guard case .error(let message) = state else { return XCTFail("\(state)") }
         XCTAssertTrue(message.hasPrefix("cache budget of 100000 bytes is too small"), message)
     }
+
+    /// A refresh that fails while playing keeps the known schedule playing (the next spin still starts).
+    func testAFailingRefreshKeepsTheKnownSchedulePlaying() async throws {
+        let stack = try await stack(station: "s", spins: [("now", 600, -10, 12), ("next", 900, 2, 20)])
+        defer { stack.engine.shutdown() }
+        await stack.player.play(stationID: "s")
+        try await Task.sleep(for: .seconds(1))
+        try stack.server.fault([["match": "/schedule", "action": ["status": 503], "times": -1]])
+        try await Task.sleep(for: .seconds(2.5)) // past the next spin's start, which triggers a refresh
+        let state = await stack.player.state
+        guard case .playing(let spin) = state else { return XCTFail("\(state)") }
+        XCTAssertEqual(spin.id, "next")
+        XCTAssertGreaterThan(amplitude(stack, 900, secondsAgo: 0.3), 0.2)
+        XCTAssertEqual(try stack.server.requests(matching: "/schedule").last?["status"] as? Int, 503, "the refresh was tried and failed")
+        XCTAssertTrue(stack.notices.withLock { $0 }.contains { $0.hasPrefix("schedule refresh failed, playing the known schedule") })
+    }
 }

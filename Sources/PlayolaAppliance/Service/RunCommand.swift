@@ -106,7 +106,8 @@ enum RunCommand {
         startThread(named: "playola-watchdog") {
             var gate = WatchdogGate()
             while true {
-                usleep(UInt32(interval / 2 * 1_000_000))
+                // A quarter of the interval, so one withheld feed (a brief stall) still leaves time before the deadline.
+                usleep(UInt32(interval / 4 * 1_000_000))
                 let idle = blocking { () -> Bool in
                     if case .playing = await player.state { return false }
                     return true
