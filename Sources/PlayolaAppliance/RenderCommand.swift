@@ -49,7 +49,7 @@ enum RenderCommand {
         }
         let schedulePath = try arguments.required("schedule")
         let media = MediaDirectory(path: try arguments.required("media"))
-        guard let data = readFile(schedulePath) else {
+        guard let data = readWholeFile(schedulePath) else {
             throw UsageError("\(schedulePath): cannot read: \(String(cString: strerror(errno)))")
         }
         let decoded = try Schedule.decode(data)
@@ -89,19 +89,4 @@ func parseByteSize(_ text: String, option: String) throws(UsageError) -> Int64 {
     }
     guard let value = Int64(digits), value > 0 else { throw UsageError("\(option): a size like 64M, not \(text)") }
     return value * scale
-}
-
-/// The whole file, or nil (errno says why).
-func readFile(_ path: String) -> Data? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var data = Data()
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let got = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if got < 0 { return nil }
-        if got == 0 { return data }
-        data.append(contentsOf: chunk[0..<got])
-    }
 }

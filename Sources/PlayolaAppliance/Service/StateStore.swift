@@ -57,6 +57,7 @@ func writeAtomically(_ data: Data, to path: String) -> Bool {
     return true
 }
 
+/// The whole file, or nil (errno says why).
 func readWholeFile(_ path: String) -> Data? {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }
