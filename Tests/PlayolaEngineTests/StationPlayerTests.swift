@@ -57,7 +57,6 @@ final class StationPlayerTests: XCTestCase {
                 switch event {
                 case .state(let state): stack.states.withLock { $0.append(state) }
                 case .notice(let text): stack.notices.withLock { $0.append(text) }
-                case .played: break
                 }
             }
         }

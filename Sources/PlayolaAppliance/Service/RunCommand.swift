@@ -93,8 +93,6 @@ enum RunCommand {
                 }
             case .notice(let text):
                 log(.notice, text, key: "notice")
-            case .played:
-                break
             }
         }
     }

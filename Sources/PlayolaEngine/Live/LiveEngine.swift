@@ -235,7 +235,7 @@ public final class LiveEngine: Sendable {
                 return
             }
             report(PlayEvent(time: heard, kind: join == 0 ? .start : .join, spin: spin,
-                             detail: join == 0 ? "" : "at \(Double(join) / Double(mixRate)) s into the file"))
+                             detail: join == 0 ? "" : "at \((Double(join) / Double(mixRate) * 1000).rounded() / 1000) s into the file"))
         } catch {
             report(PlayEvent(time: heard, kind: .error, spin: spin, detail: "\(error)"))
         }

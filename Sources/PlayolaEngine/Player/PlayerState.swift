@@ -27,8 +27,6 @@ public enum PauseReason: String, Sendable {
 
 public enum PlayerEvent: Sendable {
     case state(PlayerState)
-    /// What was heard when (start, join, end) and spins that could not play.
-    case played(PlayEvent)
     /// Something worth a log line that does not change the state (a retry, a dropped spin, a clock offset).
     case notice(String)
 }
