@@ -60,7 +60,7 @@ struct ButtonLogic: Sendable {
     /// The contact closed (true) or opened at `time`.
     mutating func contact(_ pressed: Bool, at time: Double) -> [Gesture] {
         // What was due before this change happened first: a release at 1.01 s comes after a long press at 1 s.
-        var gestures = advance(to: time, including: false)
+        let gestures = advance(to: time, including: false)
         if pressed != contact {
             contact = pressed
             contactSince = time

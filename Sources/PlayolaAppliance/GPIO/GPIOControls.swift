@@ -34,7 +34,7 @@ struct GPIOControls: Sendable {
         encoderAction = config.encoderAction
         time = now
         let timing = ButtonTiming(config)
-        let closed = { (line: LineRef) in level(line).map { $0 != config.activeLow } ?? false }
+        func closed(_ line: LineRef) -> Bool { level(line).map { $0 != config.activeLow } ?? false }
         var bindings = config.buttons.map { ($0.lineRef, ButtonBinding($0.action)) }
         if let line = config.encoderSwitch { bindings.append((line, .encoderSwitch)) }
         for (line, binding) in bindings {

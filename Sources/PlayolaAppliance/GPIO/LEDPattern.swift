@@ -30,7 +30,7 @@ enum LEDPattern: Sendable, Equatable {
     func level(at time: Double) -> Bool {
         switch self {
         case .steady(let on): on
-        case .cycle(let period, let lit): time - cycleStart(time, period) < lit
+        case .cycle(let period, let lit): time < cycleStart(time, period) + lit
         }
     }
 
@@ -43,7 +43,8 @@ enum LEDPattern: Sendable, Equatable {
         return max(change, time.nextUp)
     }
 
-    /// Computed the same way in both functions, so they agree even where rounding bites.
+    /// Both functions compare `time` with the same sums, so `level(at: nextChange(after: t))` differs from
+    /// `level(at: t)` even where rounding bites.
     private func cycleStart(_ time: Double, _ period: Double) -> Double {
         (time / period).rounded(.down) * period
     }

@@ -99,6 +99,26 @@ actor ApplianceController {
 
     func noteError(_ message: String) { lastError = message }
 
+    /// A button (or the encoder in station mode).
+    func handle(_ action: ButtonAction) async {
+        switch action {
+        case .nextStation: await next()
+        case .previousStation: await previous()
+        case .stop: await toggleStop()
+        case .interrupt: await toggleInterrupt()
+        case .volumeUp: await changeVolume(by: 5)
+        case .volumeDown: await changeVolume(by: -5)
+        case .station(let name): try? await play(name, ago: nil)
+        case .shutdown:
+            // A long press: power the board off cleanly (systemd stops us first, so state is saved).
+            await stop()
+            _ = ShutdownRequest.powerOff()
+        }
+    }
+
+    /// Relative volume inside the actor, so quick encoder turns never lose a step.
+    func changeVolume(by points: Int) async { await setVolume(volume + points) }
+
     func audioDeviceChanged() { engine.wakeProbe() }
 
     /// SIGHUP: a new config applies without interrupting playback when the playing station is unchanged.

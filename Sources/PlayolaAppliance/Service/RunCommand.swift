@@ -54,9 +54,11 @@ enum RunCommand {
         let controller = ApplianceController(config: config, player: player, engine: engine, cache: cache, api: api, device: output.name)
         events.connect(player: player, notifier: notifier, device: output.name)
         engine.start()
-        Task { await follow(player, controller: controller, notifier: notifier) }
+        let buttons = Buttons(controller: controller)
+        Task { await follow(player, controller: controller, notifier: notifier, engine: engine, buttons: buttons) }
         await controller.boot()
         try ControlServer.start(path: config.service.socket, controller: controller)
+        buttons.start(config)
         log(.info, "playola \(PlayolaVersion.string): output \(output.name); control socket \(config.service.socket)")
         startWatchdog(engine: engine, player: player, notifier: notifier)
         if let seconds = arguments.options["for"].flatMap(Double.init) {
@@ -66,15 +68,19 @@ enum RunCommand {
             }
         }
         return await waitForSignals(signals, controller: controller, configPath: configPath, engine: engine,
-                                    reporter: reporter, notifier: notifier)
+                                    reporter: reporter, notifier: notifier, buttons: buttons)
     }
 
     /// Player events → log lines, the last error, and systemd's STATUS.
-    static func follow(_ player: StationPlayer, controller: ApplianceController, notifier: SystemdNotifier) async {
+    static func follow(
+        _ player: StationPlayer, controller: ApplianceController, notifier: SystemdNotifier, engine: LiveEngine,
+        buttons: Buttons
+    ) async {
         var readySent = false
         for await event in player.events {
             switch event {
             case .state(let state):
+                buttons.show(LEDState(state, hasDevice: engine.hasDevice))
                 switch state {
                 case .playing(let spin):
                     log(.info, "now playing: \"\(spin.audioBlock.title)\" by \(spin.audioBlock.artist)")
@@ -119,7 +125,7 @@ enum RunCommand {
 
     static func waitForSignals(
         _ signals: Int32, controller: ApplianceController, configPath: String, engine: LiveEngine,
-        reporter: ListeningSessionReporter, notifier: SystemdNotifier
+        reporter: ListeningSessionReporter, notifier: SystemdNotifier, buttons: Buttons
     ) async -> Int32 {
         while true {
             let caught: Int32 = await withCheckedContinuation { continuation in
@@ -131,6 +137,7 @@ enum RunCommand {
                 for diagnostic in diagnostics { log(diagnostic.severity == .error ? .error : .warning, diagnostic.description) }
                 if let loaded {
                     await controller.reload(loaded)
+                    buttons.start(loaded)
                     log(.info, "\(configPath) re-read and applied")
                 } else {
                     log(.error, "\(configPath) has errors: keeping the configuration in use")
@@ -140,6 +147,7 @@ enum RunCommand {
             }
             _ = notifier.stopping()
             log(.info, "stopping")
+            buttons.stop()
             await controller.shutdown()
             await reporter.flush()
             usleep(60_000) // the fade-out and the last frames reach the device
@@ -194,6 +202,47 @@ struct Output: Sendable {
 struct SinkHandoff: @unchecked Sendable {
     let sink: any AudioSink
     init(_ sink: any AudioSink) { self.sink = sink }
+}
+
+/// The GPIO buttons, encoder and LEDs, restarted when the config is re-read.
+final class Buttons: Sendable {
+    private let controller: ApplianceController
+    private let leds = Mutex<LEDState>(.loading)
+    private let service = Mutex<GPIOService?>(nil)
+
+    init(controller: ApplianceController) { self.controller = controller }
+
+    func start(_ config: ApplianceConfig) {
+        stop()
+        let controller = self.controller
+        do throws(GPIOError) {
+            let started = try GPIOService.start(config: config.gpio, led: config.led, actions: GPIOActions(
+                perform: { action in Task { await controller.handle(action) } },
+                encoderStep: { points in Task { await controller.changeVolume(by: points) } },
+                ledState: { [self] in self.leds.withLock { $0 } }))
+            service.withLock { $0 = started }
+        } catch {
+            // Buttons are a convenience: the radio plays without them, and says why they do not work.
+            log(.error, "GPIO: \(error)")
+        }
+    }
+
+    func stop() { service.withLock { $0 }?.stop() }
+
+    func show(_ state: LEDState) { leds.withLock { $0 = state } }
+}
+
+extension LEDState {
+    init(_ state: PlayerState, hasDevice: Bool) {
+        switch state {
+        case .playing: self = .playing
+        case .loading: self = hasDevice ? .loading : .waitingForDevice
+        case .paused(_, .deviceLost): self = .waitingForDevice
+        case .paused: self = .paused
+        case .idle: self = .idle
+        case .error: self = .error
+        }
+    }
 }
 
 /// The engine's device events → the player's state, the log (once per change) and systemd's STATUS.

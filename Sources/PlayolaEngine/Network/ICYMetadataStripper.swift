@@ -1,0 +1,166 @@
+/// What an ICY (SHOUTcast/Icecast) stream announced about the song now on air.
+public struct ICYMetadata: Sendable, Equatable {
+    public var title: String
+    /// The halves of "Artist - Song"; both nil when the title has no " - ", because guessing would mislabel it.
+    public var artist: String?
+    public var song: String?
+    public var url: String?
+
+    public init(title: String, url: String? = nil) {
+        self.title = title
+        self.url = url
+        if let dash = title.firstRange(of: " - ") {
+            artist = ICYText.trimmed(title[..<dash.lowerBound])
+            song = ICYText.trimmed(title[dash.upperBound...])
+        }
+    }
+}
+
+public enum ICYError: Error, Equatable, CustomStringConvertible {
+    /// An `icy-metaint` that is not a positive whole number: the metadata blocks cannot be located in the stream.
+    case invalidMetaint(String)
+
+    public var description: String {
+        switch self {
+        case .invalidMetaint(let value): "icy-metaint '\(value)' is not a positive number of bytes"
+        }
+    }
+}
+
+/// Separates the audio of an ICY stream from the metadata blocks interleaved with it: after every `metaint`
+/// audio bytes comes one length byte (× 16) and that many bytes of NUL-padded `Key='value';` text.
+/// Reads may split anything anywhere, so the position in that cycle is carried between calls.
+public struct ICYMetadataStripper: Sendable {
+    public let metaint: Int
+    private var phase: Phase
+    private var block: [UInt8] = []
+    private var lastTitle: String?
+
+    private enum Phase: Sendable {
+        case audio(remaining: Int)
+        case lengthByte
+        case block(remaining: Int)
+    }
+
+    public init(metaint: Int) throws(ICYError) {
+        guard metaint > 0 else { throw .invalidMetaint(String(metaint)) }
+        self.metaint = metaint
+        phase = .audio(remaining: metaint)
+    }
+
+    /// True when the bytes so far end inside a metadata block: if the stream stops here, it was cut short.
+    public var isMidBlock: Bool {
+        if case .block = phase { true } else { false }
+    }
+
+    /// Hands each run of audio in `bytes` to `audio` (in order, as views into `bytes`) and returns the metadata
+    /// whose title differs from the last one returned. If `audio` throws, the bytes before it are consumed and
+    /// the rest of this read is not.
+    public mutating func consume<E: Error>(
+        _ bytes: UnsafeRawBufferPointer, audio: (UnsafeRawBufferPointer) throws(E) -> Void
+    ) throws(E) -> [ICYMetadata] {
+        var changes: [ICYMetadata] = []
+        var at = 0
+        while at < bytes.count {
+            switch phase {
+            case .audio(let remaining):
+                let run = min(remaining, bytes.count - at)
+                phase = run == remaining ? .lengthByte : .audio(remaining: remaining - run)
+                let start = at
+                at += run
+                try audio(UnsafeRawBufferPointer(rebasing: bytes[start..<at]))
+            case .lengthByte:
+                let length = Int(bytes[at]) * 16
+                at += 1
+                block.removeAll(keepingCapacity: true)
+                phase = length == 0 ? .audio(remaining: metaint) : .block(remaining: length)
+            case .block(let remaining):
+                let run = min(remaining, bytes.count - at)
+                block.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[at..<at + run]))
+                at += run
+                guard run == remaining else {
+                    phase = .block(remaining: remaining - run)
+                    continue
+                }
+                phase = .audio(remaining: metaint)
+                if let metadata = ICYText.metadata(block), metadata.title != lastTitle {
+                    lastTitle = metadata.title
+                    changes.append(metadata)
+                }
+            }
+        }
+        return changes
+    }
+}
+
+/// The text inside a metadata block.
+enum ICYText {
+    static func metadata(_ block: [UInt8]) -> ICYMetadata? {
+        let fields = pairs(decode(block.prefix { $0 != 0 }))
+        guard let title = fields.last(where: { $0.key.lowercased() == "streamtitle" })?.value else { return nil }
+        let url = fields.last { $0.key.lowercased() == "streamurl" }?.value
+        return ICYMetadata(title: trimmed(title[...]), url: url.map { trimmed($0[...]) }.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    /// The spec says nothing of the encoding; newer servers send UTF-8, older ones Latin-1, and any byte
+    /// string is valid Latin-1, so that is the fallback.
+    static func decode(_ bytes: ArraySlice<UInt8>) -> String {
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        return String(String.UnicodeScalarView(bytes.map(Unicode.Scalar.init)))
+    }
+
+    /// `Key='value';` pairs. Values are not escaped, so a `'` or `';` inside one is only the end when what
+    /// follows is the end of the text or another `Key=`.
+    static func pairs(_ text: String) -> [(key: String, value: String)] {
+        let bytes = Array(text.utf8)
+        let quote = UInt8(ascii: "'"), semicolon = UInt8(ascii: ";")
+        var fields: [(key: String, value: String)] = []
+        var at = 0
+        while at < bytes.count, let equals = bytes[at...].firstIndex(of: UInt8(ascii: "=")) {
+            let key = trimmed(String(decoding: bytes[at..<equals], as: UTF8.self)[...])
+            var start = equals + 1
+            var end = bytes[start...].firstIndex(of: semicolon) ?? bytes.count
+            var next = end + 1
+            if start < bytes.count, bytes[start] == quote {
+                start += 1
+                end = bytes.count
+                next = bytes.count
+                var search = start
+                while let close = bytes[search...].firstIndex(of: quote) {
+                    if isEnd(bytes, from: close + 1) {
+                        (end, next) = (close, bytes.count)
+                        break
+                    }
+                    if bytes[close + 1] == semicolon, isEnd(bytes, from: close + 2) || startsPair(bytes, at: close + 2) {
+                        (end, next) = (close, close + 2)
+                        break
+                    }
+                    search = close + 1
+                }
+            }
+            fields.append((key, String(decoding: bytes[start..<max(start, end)], as: UTF8.self)))
+            at = next
+        }
+        return fields
+    }
+
+    private static func isEnd(_ bytes: [UInt8], from index: Int) -> Bool {
+        bytes[min(index, bytes.count)...].allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+    }
+
+    private static func startsPair(_ bytes: [UInt8], at index: Int) -> Bool {
+        var at = index
+        while at < bytes.count, bytes[at] == 0x20 { at += 1 }
+        let nameStart = at
+        while at < bytes.count, isNameByte(bytes[at]) { at += 1 }
+        return at > nameStart && at < bytes.count && bytes[at] == UInt8(ascii: "=")
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == 0x5F || byte == 0x2D
+    }
+
+    static func trimmed(_ text: Substring) -> String {
+        String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}
