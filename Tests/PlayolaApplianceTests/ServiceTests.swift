@@ -40,6 +40,8 @@ final class ServiceTests: XCTestCase {
             """.write(toFile: folder + "/asound.conf", atomically: true, encoding: .utf8)
         }
 
+        var gpioSection = ""
+
         func writeConfig(volume: Int) throws {
             try """
             [player]
@@ -62,6 +64,7 @@ final class ServiceTests: XCTestCase {
             [station high]
             type = local
             path = \(folder)/high
+            \(gpioSection)
             """.write(toFile: config, atomically: true, encoding: .utf8)
         }
 
@@ -224,6 +227,68 @@ final class ServiceTests: XCTestCase {
         try service.start()
         defer { service.stopProcess() }
         try waitUntil("a warning does not stop it") { service.amplitude(400) > 0.05 }
+    }
+
+    /// Issue 5, "must be shown" 2: each button action, fired from the fake line source (a pipe) at the running
+    /// service, changes what is written to the device.
+    func testButtonsFromTheFakeLineSourceDriveTheRunningService() throws {
+        let service = try Service()
+        let fifo = service.folder + "/gpio.fifo"
+        service.gpioSection = """
+            [gpio]
+            chip = fake:\(fifo)
+            next_station = GPIO17
+            stop = GPIO27
+            interrupt = GPIO22
+            volume_up = GPIO5
+            volume_down = GPIO6
+            station low = GPIO19
+            """
+        try service.writeConfig(volume: 80)
+        try service.start()
+        defer { service.stopProcess() }
+        try waitUntil("the fake line source is open") { FileManager.default.fileExists(atPath: fifo) }
+        let pipe = try XCTUnwrap(FileHandle(forWritingAtPath: fifo))
+        // Wired to ground with pull-ups (active low): pressed is 0. Held 100 ms, past the 30 ms debounce.
+        func press(_ line: String) {
+            pipe.write(Data("\(line) 0\n".utf8))
+            usleep(100_000)
+            pipe.write(Data("\(line) 1\n".utf8))
+        }
+        for line in ["GPIO17", "GPIO27", "GPIO22", "GPIO5", "GPIO6", "GPIO19"] { pipe.write(Data("\(line) 1\n".utf8)) }
+        try waitUntil("playing the first station") { service.amplitude(400) > 0.05 }
+
+        press("GPIO17")
+        try waitUntil("next station") { service.amplitude(1000) > 0.05 && service.amplitude(400) < 0.005 }
+        press("GPIO19")
+        try waitUntil("station low by its own button") { service.amplitude(400) > 0.05 && service.amplitude(1000) < 0.005 }
+        press("GPIO27")
+        try waitUntil("stop") { service.amplitude(400) < 0.001 }
+        press("GPIO27")
+        try waitUntil("stop again plays") { service.amplitude(400) > 0.05 }
+        press("GPIO22")
+        try waitUntil("interrupt pauses") { service.amplitude(400) < 0.001 }
+        XCTAssertEqual(try service.status()["state"] as? String, "paused")
+        press("GPIO22")
+        try waitUntil("interrupt again resumes") { service.amplitude(400) > 0.05 }
+        XCTAssertEqual(try service.status()["state"] as? String, "playing")
+
+        usleep(1_000_000)
+        let before = service.amplitude(400)
+        press("GPIO6")
+        try waitUntil("volume down") { service.amplitude(400) < before * 0.95 }
+        XCTAssertEqual(try service.status()["volume"] as? Int, 75)
+        usleep(500_000)
+        let samples = service.recent(1.2)
+        var largest: Float = 0
+        for n in 3..<samples.count {
+            let d3: Float = samples[n] - 3 * samples[n - 1] + 3 * samples[n - 2] - samples[n - 3]
+            largest = max(largest, abs(d3))
+        }
+        // A 400 Hz tone at this level keeps third differences near 0.0003; a click would be far above.
+        XCTAssertLessThan(largest, 0.01, "the volume step ramps: no click")
+        press("GPIO5")
+        try waitUntil("volume up") { (try? service.status()["volume"] as? Int) == 80 }
     }
 
     func waitUntil(_ what: String, timeout: Double = 6, _ condition: () throws -> Bool) throws {

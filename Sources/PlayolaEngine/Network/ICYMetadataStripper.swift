@@ -10,8 +10,8 @@ public struct ICYMetadata: Sendable, Equatable {
         self.title = title
         self.url = url
         if let dash = title.firstRange(of: " - ") {
-            artist = ICYText.trimmed(title[..<dash.lowerBound])
-            song = ICYText.trimmed(title[dash.upperBound...])
+            artist = ICYText.nonEmpty(title[..<dash.lowerBound])
+            song = ICYText.nonEmpty(title[dash.upperBound...])
         }
     }
 }
@@ -99,7 +99,7 @@ enum ICYText {
         let fields = pairs(decode(block.prefix { $0 != 0 }))
         guard let title = fields.last(where: { $0.key.lowercased() == "streamtitle" })?.value else { return nil }
         let url = fields.last { $0.key.lowercased() == "streamurl" }?.value
-        return ICYMetadata(title: trimmed(title[...]), url: url.map { trimmed($0[...]) }.flatMap { $0.isEmpty ? nil : $0 })
+        return ICYMetadata(title: trimmed(title[...]), url: url.flatMap { nonEmpty($0[...]) })
     }
 
     /// The spec says nothing of the encoding; newer servers send UTF-8, older ones Latin-1, and any byte
@@ -161,6 +161,77 @@ enum ICYText {
     }
 
     static func trimmed(_ text: Substring) -> String {
-        String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+        guard let first = text.firstIndex(where: { !$0.isWhitespace }),
+              let last = text.lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        return String(text[first...last])
+    }
+
+    static func nonEmpty(_ text: Substring) -> String? {
+        let text = trimmed(text)
+        return text.isEmpty ? nil : text
+    }
+}
+
+/// The audio codecs an internet radio stream arrives in.
+public enum StreamFormat: String, Sendable, Equatable {
+    case mp3, aac, ogg
+
+    /// From a `Content-Type` value (parameters and case ignored); nil for anything that is not one of these.
+    public init?(contentType: String) {
+        switch ICYText.mediaType(contentType) {
+        case "audio/mpeg", "audio/mp3": self = .mp3
+        case "audio/aac", "audio/aacp", "audio/x-aac": self = .aac
+        case "application/ogg", "audio/ogg": self = .ogg
+        default: return nil
+        }
+    }
+
+    /// From the stream's first bytes, for servers that send no content type or a wrong one.
+    public static func sniff(_ first: [UInt8]) -> StreamFormat? {
+        if first.starts(with: Array("OggS".utf8)) { return .ogg }
+        if first.starts(with: Array("ID3".utf8)) { return .mp3 }
+        // Both are frame syncs of set bits; the layer field (bits 1-2 of byte 1) is 00 only in ADTS, whose
+        // sync is a bit longer (12 bits against MPEG's 11).
+        guard first.count >= 2, first[0] == 0xFF, first[1] & 0xE0 == 0xE0 else { return nil }
+        let layer = (first[1] >> 1) & 0x3
+        if layer != 0 { return .mp3 }
+        return first[1] & 0xF0 == 0xF0 ? .aac : nil
+    }
+}
+
+/// What an ICY server says about its stream in the response headers.
+public struct ICYHeaders: Sendable, Equatable {
+    /// Audio bytes between metadata blocks; nil when the server interleaves none.
+    public var metaint: Int?
+    public var name: String?
+    public var genre: String?
+    /// Kilobits per second, as announced.
+    public var bitrate: Int?
+    /// The media type, lowercased, without parameters.
+    public var contentType: String?
+    public var format: StreamFormat?
+
+    /// Names are matched case-insensitively; a repeated header takes its last value, as `HTTPResponse` does.
+    /// Throws only for a malformed `icy-metaint`, since the audio cannot be separated from the metadata without it.
+    public init(_ headers: [(name: String, value: String)]) throws(ICYError) {
+        func value(_ name: String) -> String? {
+            headers.last { $0.name.lowercased() == name }.flatMap { ICYText.nonEmpty($0.value[...]) }
+        }
+        if let text = value("icy-metaint") {
+            guard let metaint = Int(text), metaint > 0 else { throw .invalidMetaint(text) }
+            self.metaint = metaint
+        }
+        name = value("icy-name")
+        genre = value("icy-genre")
+        // Some servers list one rate per quality ("128,128"); the first is the stream's.
+        bitrate = value("icy-br").flatMap { Int($0.prefix { $0.isNumber }) }
+        contentType = value("content-type").map(ICYText.mediaType)
+        format = contentType.flatMap(StreamFormat.init(contentType:))
+    }
+}
+
+extension ICYText {
+    static func mediaType(_ contentType: String) -> String {
+        trimmed(contentType.prefix { $0 != ";" }).lowercased()
     }
 }
