@@ -81,6 +81,8 @@ final class ICYMetadataTests: XCTestCase {
     func testArtistSongAndURLAreSplitOut() throws {
         let (stream, _) = sampleStream()
         let metadata = try strip(stream.bytes, metaint: 16, cuts: []).0.metadata
+        XCTAssertEqual(metadata.count, 4)
+        guard metadata.count == 4 else { return }
         XCTAssertEqual(metadata[0], ICYMetadata(title: "Hozier - Too Sweet"))
         XCTAssertEqual(metadata[0].artist, "Hozier")
         XCTAssertEqual(metadata[0].song, "Too Sweet")
@@ -154,9 +156,14 @@ final class ICYMetadataTests: XCTestCase {
         struct Full: Error {}
         var stripper = try ICYMetadataStripper(metaint: 4)
         let bytes: [UInt8] = [1, 2, 3, 4, 0, 5, 6]
-        XCTAssertThrowsError(try bytes.withUnsafeBytes { raw throws(Full) in
-            _ = try stripper.consume(raw) { (_: UnsafeRawBufferPointer) throws(Full) in throw Full() }
-        })
+        var calls = 0
+        XCTAssertThrowsError(try bytes.withUnsafeBytes { raw in
+            _ = try stripper.consume(raw) { _ in
+                calls += 1
+                throw Full()
+            }
+        }) { XCTAssertTrue($0 is Full) }
+        XCTAssertEqual(calls, 1, "the first failed hand-off stops the read")
     }
 
     func testHeadersAreReadCaseInsensitively() throws {
