@@ -24,9 +24,9 @@ make() { # rate codec file
   [[ $2 == aac ]] && args=(-c:a aac -b:a 192k)
   ffmpeg -v error -y -filter_complex "${content//RATE/$1}" "${args[@]}" "$3"
 }
-make 48000 mp3 "$work/long48.mp3"
-content=${content//f=220/f=277}; make 48000 mp3 "$work/long48b.mp3"
-make 44100 aac "$work/long44.m4a"
+make 48000 mp3 "$work/long48-$seconds.mp3"
+content=${content//f=220/f=277}; make 48000 mp3 "$work/long48b-$seconds.mp3"
+make 44100 aac "$work/long44-$seconds.m4a"
 
 schedule() { # out file1 [file2]
   python3 - "$@" "$seconds" <<'PY'
@@ -37,9 +37,9 @@ json.dump([{"id": f"bench-{i}", "stationId": "bench", "airtime": "2025-01-01T00:
             "endOfMessageMS": seconds * 1000, "downloadUrl": "file:///" + f}} for i, f in enumerate(files)], open(out, "w"))
 PY
 }
-schedule "$work/mp3.json" long48.mp3
-schedule "$work/m4a.json" long44.m4a
-schedule "$work/overlap.json" long48.mp3 long48b.mp3
+schedule "$work/mp3.json" "long48-$seconds.mp3"
+schedule "$work/m4a.json" "long44-$seconds.m4a"
+schedule "$work/overlap.json" "long48-$seconds.mp3" "long48b-$seconds.mp3"
 
 # Prints "cpu_seconds peak_rss_kib" of a command: the least CPU of three runs (a shared machine only
 # ever adds time), and the largest RSS.
@@ -62,12 +62,12 @@ row() { # label cpu rss baseline_cpu
 
 echo "Engine benchmark: $minutes min of audio per case on $(nproc) cores, $(date -u +%FT%TZ)"
 printf "%-44s %10s %10s %9s\n" "case" "cpu s/h" "RSS MiB" "vs base"
-read -r mpg_cpu mpg_rss < <(measure mpg123 -q -o alsa -a null "$work/long48.mp3")
+read -r mpg_cpu mpg_rss < <(measure mpg123 -q -o alsa -a null "$work/long48-$seconds.mp3")
 read -r p_cpu p_rss < <(measure $(render mp3))
 row "mpg123 -o alsa -a null (MP3 48k, base)" "$mpg_cpu" "$mpg_rss" "$mpg_cpu"
 row "playola render (MP3 48k)" "$p_cpu" "$p_rss" "$mpg_cpu"
-read -r faad_cpu faad_rss < <(measure faad -q -o /dev/null "$work/long44.m4a")
-read -r ff_cpu ff_rss < <(measure ffmpeg -v error -i "$work/long44.m4a" -f null -)
+read -r faad_cpu faad_rss < <(measure faad -q -o /dev/null "$work/long44-$seconds.m4a")
+read -r ff_cpu ff_rss < <(measure ffmpeg -v error -i "$work/long44-$seconds.m4a" -f null -)
 read -r a_cpu a_rss < <(measure $(render m4a))
 row "faad -o /dev/null (M4A 44.1k, base)" "$faad_cpu" "$faad_rss" "$faad_cpu"
 row "ffmpeg -f null (M4A 44.1k, reference)" "$ff_cpu" "$ff_rss" "$faad_cpu"

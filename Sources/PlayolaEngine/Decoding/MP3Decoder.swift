@@ -39,8 +39,8 @@ public final class MP3Decoder: AudioDecoder {
         }
         sampleRate = rate
         channelCount = Int(channels)
-        // A scan reads every frame header (no decoding) so the length is exact even without a Xing tag.
-        mpg123_scan(handle)
+        // The length from the Xing/LAME tag (exact, gapless-trimmed) or an estimate; no full scan, which
+        // would read the whole file once more. A truncated file then ends short of the length its tag says.
         let length = mpg123_length(handle)
         frameCount = length > 0 ? Int64(length) : nil
     }

@@ -115,7 +115,8 @@ public final class Voice {
         if inputCount == 0 && !decoderDone {
             var frames = 0
             do {
-                frames = try decoder.read(into: decoded, maxFrames: chunkFrames)
+                // Stereo files decode straight into `stereo`: one copy fewer per sample.
+                frames = try decoder.read(into: decoder.channelCount == 2 ? stereo : decoded, maxFrames: chunkFrames)
             } catch {
                 failure = error
             }
@@ -151,7 +152,7 @@ public final class Voice {
     private func toStereo(_ frames: Int) {
         switch decoder.channelCount {
         case 2:
-            stereo.update(from: decoded, count: frames * 2)
+            break // decoded in place
         case 1:
             for index in 0..<frames {
                 stereo[2 * index] = decoded[index]

@@ -106,7 +106,7 @@ public final class ProgramRenderer {
                 report(PlayEvent(time: ended, kind: .error, spin: voice.spin, detail: "\(failure); silence after \(seconds(voice.writeFrame)) s"))
             } else if let expected = voice.expectedFrames, voice.writeFrame + Int64(mixRate) / 2 < expected {
                 report(PlayEvent(time: ended, kind: .error, spin: voice.spin,
-                                 detail: "\(voice.file): ended at \(seconds(voice.writeFrame)) s, expected \(seconds(expected)) s"))
+                                 detail: "\(voice.file): ended at \(seconds(voice.writeFrame)) s of the \(seconds(expected)) s its header announces (truncated?)"))
             } else {
                 let durationFrames = Int64(voice.spin.audioBlock.durationMS) * Int64(mixRate) / 1000
                 let short = voice.writeFrame + Int64(mixRate) / 2 < durationFrames
