@@ -197,13 +197,6 @@ struct Output: Sendable {
     }
 }
 
-/// One sink created at start and handed to the engine, whose render thread alone uses it.
-// @unchecked Sendable: the render thread is the only user once the engine starts.
-struct SinkHandoff: @unchecked Sendable {
-    let sink: any AudioSink
-    init(_ sink: any AudioSink) { self.sink = sink }
-}
-
 /// The GPIO buttons, encoder and LEDs, restarted when the config is re-read.
 final class Buttons: Sendable {
     private let controller: ApplianceController

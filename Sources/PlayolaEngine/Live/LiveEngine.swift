@@ -65,7 +65,7 @@ public final class LiveEngine: Sendable {
 
     /// An engine on one sink that is already open (tests, WAV output).
     public convenience init(sink: any AudioSink, clock: any WallClock, report: @escaping @Sendable (PlayEvent) -> Void = { _ in }) {
-        let box = SinkBox(sink)
+        let box = SinkHandoff(sink)
         self.init(mixRate: sink.sampleRate, openSink: { box.sink }, clock: clock, report: report)
     }
 
@@ -249,11 +249,4 @@ public final class LiveEngine: Sendable {
             report(PlayEvent(time: ended, kind: .end, spin: voice.spin, detail: ""))
         }
     }
-}
-
-/// A sink handed to the engine, which alone uses it once started (on the render thread).
-// @unchecked Sendable: after `start()`, only the render thread calls into the sink.
-struct SinkBox: @unchecked Sendable {
-    let sink: any AudioSink
-    init(_ sink: any AudioSink) { self.sink = sink }
 }

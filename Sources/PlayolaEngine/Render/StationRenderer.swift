@@ -30,7 +30,7 @@ public final class StationRenderer: Sendable {
         for dropped in fetch.dropped { notice("\(dropped)") }
         let schedule = fetch.schedule
         let renderer = ProgramRenderer(
-            schedule: schedule, from: start, sink: UncheckedSink(sink).sink,
+            schedule: schedule, from: start, sink: SinkHandoff(sink).sink,
             resolveFile: { [self] spin in self.files.withLock { $0[spin.id] } }, report: report)
         let end = start.addingTimeInterval(seconds)
         let step = 1.0
@@ -63,13 +63,6 @@ public final class StationRenderer: Sendable {
         }
         do { try sink.drain() } catch { throw .sink(error) }
     }
-}
-
-/// The sink passed into the synchronous renderer from the async caller, which waits for it.
-// @unchecked Sendable: the renderer uses the sink only inside `render`, while the caller awaits.
-private struct UncheckedSink: @unchecked Sendable {
-    let sink: any AudioSink
-    init(_ sink: any AudioSink) { self.sink = sink }
 }
 
 public enum StationRenderError: Error, CustomStringConvertible {
