@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// A folder of audio files played as an endless wall-clock schedule: the files in name order, looping,
 /// each overlapping the next by a short crossfade. The loop is anchored to a fixed epoch, so the wall
@@ -23,7 +24,7 @@ public struct LocalFolderSource: ScheduleSource {
     }
 
     public func fetchSchedule(retrying: Bool) async throws(PlayolaAPIError) -> ScheduleFetch {
-        let tracks = try Self.tracks(in: path, stationID: stationID)
+        let tracks = try Self.cachedTracks(in: path, stationID: stationID)
         let cycle = tracks.reduce(0) { $0 + $1.seconds - crossfade }
         guard cycle > 0 else { throw .emptySchedule(stationID) }
         // The spins of the loop from the cycle before now to an hour ahead.
@@ -48,10 +49,23 @@ public struct LocalFolderSource: ScheduleSource {
         return ScheduleFetch(schedule: Schedule(spins: spins), dropped: [], serverDate: nil)
     }
 
-    struct Track {
+    struct Track: Sendable {
         var file: String
         var title: String
         var seconds: Double
+    }
+
+    /// The folder is probed again only when it changed (its mtime), not at every 20 s refresh: a large
+    /// folder would otherwise have every file opened three times a minute.
+    private static let probed = Mutex<[String: (modified: Int, tracks: [Track])]>([:])
+
+    static func cachedTracks(in path: String, stationID: String) throws(PlayolaAPIError) -> [Track] {
+        var info = stat()
+        let modified = stat(path, &info) == 0 ? Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec) : -1
+        if let known = probed.withLock({ $0[path] }), known.modified == modified, modified >= 0 { return known.tracks }
+        let tracks = try Self.tracks(in: path, stationID: stationID)
+        probed.withLock { $0[path] = (modified, tracks) }
+        return tracks
     }
 
     /// The playable files of the folder in name order, with their lengths; unplayable ones are skipped.
