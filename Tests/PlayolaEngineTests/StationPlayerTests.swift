@@ -194,4 +194,28 @@ final class StationPlayerTests: XCTestCase {
         XCTAssertEqual(try stack.server.requests(matching: "/schedule").last?["status"] as? Int, 503, "the refresh was tried and failed")
         XCTAssertTrue(stack.notices.withLock { $0 }.contains { $0.hasPrefix("schedule refresh failed, playing the known schedule") })
     }
+
+    /// Download faults seen from the player: the states it publishes while a cut, reset or not-audio file
+    /// is dealt with, and that what could play did play.
+    func testDownloadFaultsAsThePlayerSeesThem() async throws {
+        let stack = try await stack(station: "s", spins: [("cut", 600, -5, 30), ("bad", 900, 2.5, 20)],
+                                    faults: [["match": "/files/cut", "action": "cut_half", "times": 1],
+                                             ["match": "/files/bad", "action": "garbage", "times": -1]])
+        defer { stack.engine.shutdown() }
+        await stack.player.play(stationID: "s")
+        try await Task.sleep(for: .seconds(2))
+        let state = await stack.player.state
+        guard case .playing(let spin) = state else { return XCTFail("\(state)") }
+        XCTAssertEqual(spin.id, "cut")
+        XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.3), 0.2, "the resumed download plays")
+        let cut = try stack.server.requests(matching: "/files/cut")
+        XCTAssertEqual(cut.count, 2)
+        XCTAssertTrue(((cut.last?["headers"] as? [String: String])?["range"] ?? "").hasPrefix("bytes="), "resumed with a Range request")
+        let states = stack.states.withLock { $0 }
+        XCTAssertEqual(states.first, .loading(0))
+        XCTAssertFalse(states.contains { if case .error = $0 { true } else { false } }, "a spin that cannot play is not an error state: \(states)")
+        try await Task.sleep(for: .seconds(1.5))
+        XCTAssertTrue(stack.notices.withLock { $0 }.contains { $0.contains("spin bad will be silent") })
+        XCTAssertLessThan(amplitude(stack, 900, secondsAgo: 0.3), 0.001, "the not-audio spin's window is silence")
+    }
 }
