@@ -187,7 +187,9 @@ public actor StationPlayer {
                     notice("schedule refresh failed, playing the known schedule: \(error)")
                 }
             }
-            try? await Task.sleep(for: .milliseconds(250))
+            // While the device is away there is nothing to place: tick slowly (the schedule clock and the
+            // downloads go on regardless), so waiting costs no CPU to speak of.
+            try? await Task.sleep(for: .milliseconds(outputDown ? 1000 : 250))
         }
     }
 
