@@ -12,6 +12,7 @@ final class HotplugTests: XCTestCase {
         enum Fault: Sendable { case none, unplugged, xrunStorm }
         let fault = Mutex<Fault>(.none)
         let opens = Atomic<Int>(0)
+        let closes = Atomic<Int>(0)
         let current = Mutex<PacedSink?>(nil)
 
         func open() throws(AudioSinkError) -> any AudioSink {
@@ -29,6 +30,7 @@ final class HotplugTests: XCTestCase {
         let card: Card
         let paced = PacedSink()
         init(card: Card) { self.card = card }
+        deinit { card.closes.add(1, ordering: .relaxed) }
         var sampleRate: Int { 48000 }
         func write(_ samples: UnsafePointer<Float>, frames: Int) throws(AudioSinkError) {
             switch card.fault.withLock({ $0 }) {
@@ -55,7 +57,7 @@ final class HotplugTests: XCTestCase {
     }
 
     /// A station: "first" (600 Hz) from 5 s ago to 3 s from now, then "second" (900 Hz).
-    func rig(startUnplugged: Bool = false) async throws -> Rig {
+    func rig(startUnplugged: Bool = false, idleClose: Double? = nil) async throws -> Rig {
         let server = try FakePlayola()
         let now = Date()
         var spins: [Spin] = []
@@ -72,11 +74,15 @@ final class HotplugTests: XCTestCase {
         let http = HTTPClient()
         let clock = ServerCorrectedClock()
         let playerBox = Mutex<StationPlayer?>(nil)
-        let engine = LiveEngine(mixRate: 48000, openSink: card.open, clock: clock, probeInterval: 0.5, onDevice: { event in
+        let engine = LiveEngine(mixRate: 48000, openSink: card.open, clock: clock, probeInterval: 0.5, idleClose: idleClose, onDevice: { event in
             record.deviceEvents.withLock { $0.append(event) }
             guard let player = playerBox.withLock({ $0 }) else { return }
             Task {
-                if case .opened = event { await player.outputBack() } else { await player.outputLost() }
+                switch event {
+                case .opened: await player.outputBack()
+                case .lost, .waiting: await player.outputLost()
+                case .closedIdle: break
+                }
             }
         })
         let cache = try AudioCache(directory: Fixtures.temporaryDirectory("hotplug"), budgetBytes: 32 << 20)
@@ -85,6 +91,11 @@ final class HotplugTests: XCTestCase {
         playerBox.withLock { $0 = player }
         Task { for await event in player.events { if case .state(let state) = event { record.states.withLock { $0.append(state) } } } }
         engine.start()
+        // A player left running keeps ticking in this process and would count against the next test's CPU.
+        addTeardownBlock {
+            await player.stop()
+            engine.shutdown()
+        }
         return Rig(card: card, player: player, engine: engine, record: record, server: server)
     }
 
@@ -184,5 +195,30 @@ final class HotplugTests: XCTestCase {
         let state = await rig.player.state
         guard case .playing = state else { return XCTFail("\(state)") }
         XCTAssertGreaterThan(level(rig, 600), 0.2)
+    }
+
+    /// The PCM stays open on silence across a short pause (closing it would make many DACs click), and is
+    /// closed only after the idle time; the next play opens it again.
+    func testTheDeviceIsClosedOnlyAfterTheIdleTime() async throws {
+        let rig = try await rig(idleClose: 1.0)
+        defer { rig.engine.shutdown() }
+        await rig.player.play(stationID: "hot")
+        try await Task.sleep(for: .seconds(1.2))
+        await rig.player.pauseForInterruption(.interruption)
+        try await Task.sleep(for: .seconds(0.5))
+        await rig.player.resumeAfterInterruption()
+        try await Task.sleep(for: .seconds(1.2))
+        XCTAssertEqual(rig.card.closes.load(ordering: .relaxed), 0, "open across a short pause")
+        XCTAssertGreaterThan(level(rig, 600), 0.2)
+        await rig.player.stop()
+        try await Task.sleep(for: .seconds(1.8))
+        XCTAssertEqual(rig.card.closes.load(ordering: .relaxed), 1, "closed after a second of idle")
+        XCTAssertTrue(rig.record.deviceEvents.withLock { $0 }.contains(.closedIdle))
+        await rig.player.play(stationID: "hot")
+        try await Task.sleep(for: .seconds(1.2))
+        XCTAssertEqual(rig.card.opens.load(ordering: .relaxed), 2, "opened again to play")
+        let state = await rig.player.state
+        guard case .playing = state else { return XCTFail("\(state)") }
+        XCTAssertGreaterThan(level(rig, 600) + level(rig, 900), 0.2)
     }
 }

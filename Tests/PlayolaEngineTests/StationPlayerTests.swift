@@ -51,6 +51,10 @@ final class StationPlayerTests: XCTestCase {
         engine.start()
         let player = StationPlayer(api: api, downloader: AudioDownloader(http: http, cache: cache, backoff: (0.1, 1)), engine: engine, clock: clock)
         let stack = Stack(server: server, player: player, sink: sink, engine: engine)
+        addTeardownBlock {
+            await player.stop() // its loop would otherwise tick on for the rest of the test process
+            engine.shutdown()
+        }
         Task {
             // The one consumer of the player's events (an AsyncStream has one).
             for await event in player.events {

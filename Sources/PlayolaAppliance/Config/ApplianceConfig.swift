@@ -11,6 +11,8 @@ struct ApplianceConfig: Sendable, Equatable {
         var volume = 80
         /// 48000 or 44100.
         var rate = 48000
+        /// Seconds of silence (stopped, paused) after which the device is closed; nil: never.
+        var idleClose: Double? = 600
     }
 
     struct Service: Sendable, Equatable {

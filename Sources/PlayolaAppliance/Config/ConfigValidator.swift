@@ -20,7 +20,7 @@ extension ApplianceConfig {
 /// `playola check-config` shows all there is to fix.
 struct ConfigValidator {
     static let sectionNames = ["player", "service", "cache", "playola", "gpio", "led", "log"]
-    static let playerKeys = ["station", "device", "volume", "rate"]
+    static let playerKeys = ["station", "device", "volume", "rate", "idle_close"]
     static let serviceKeys = ["socket", "state_dir"]
     static let cacheKeys = ["dir", "size"]
     static let playolaKeys = ["api", "token_file", "token"]
@@ -156,6 +156,16 @@ struct ConfigValidator {
                     config.player.rate = rate
                 } else {
                     error("rate must be 48000 or 44100, not '\(value)'", entry.line)
+                }
+            case "idle_close":
+                // The device stays open on silence across pauses (closing it stops the I2S clock, and many
+                // DACs click); after this long idle it is closed. "never" keeps it open.
+                if value == "never" {
+                    config.player.idleClose = nil
+                } else if let seconds = parseDuration(value) {
+                    config.player.idleClose = seconds
+                } else {
+                    error("idle_close must be a duration like 10m, 90s or 1h, or never, not '\(value)'", entry.line)
                 }
             default:
                 unknownKey(entry, known: Self.playerKeys)

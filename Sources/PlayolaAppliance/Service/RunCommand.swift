@@ -43,7 +43,7 @@ enum RunCommand {
         let clock = ServerCorrectedClock()
         let events = DeviceEvents()
         let engine = LiveEngine(
-            mixRate: config.player.rate, openSink: output.open, clock: clock,
+            mixRate: config.player.rate, openSink: output.open, clock: clock, idleClose: config.player.idleClose,
             report: { event in log(event.kind == .error ? .warning : .info, "\(event)") },
             onDevice: { events.handle($0) })
         let playola = config.playola
@@ -261,6 +261,8 @@ final class DeviceEvents: Sendable {
             log(.warning, "\(error); waiting for it to come back", key: "device-lost")
             _ = links.notifier.status("waiting for the audio device \(links.device)")
             Task { await links.player.outputLost() }
+        case .closedIdle:
+            log(.info, "audio device \(links.device) closed after a long silence; it opens again on play")
         case .waiting(let error):
             log(.warning, "\(error); waiting for the audio device", key: "device-lost")
             _ = links.notifier.ready(status: "waiting for the audio device \(links.device)")

@@ -29,6 +29,9 @@ public final class LiveEngine: Sendable {
     private let deviceOpen = Atomic<Bool>(false)
     private let probeWake = DispatchSemaphore(value: 0)
     public let probeInterval: Double
+    /// Seconds of silence with nothing to play after which the device is closed (nil: never).
+    public let idleClose: Double?
+    private let programEmpty = Atomic<Bool>(true)
     private let blockFrames = 1024
     private let report: @Sendable (PlayEvent) -> Void
     private let onDevice: @Sendable (DeviceEvent) -> Void
@@ -38,6 +41,8 @@ public final class LiveEngine: Sendable {
         case lost(AudioSinkError)
         /// The first attempt at start failed: the engine waits for the device.
         case waiting(AudioSinkError)
+        /// Closed after `idleClose` with nothing to play; opened again when the program fills.
+        case closedIdle
     }
 
     struct Shared {
@@ -52,10 +57,11 @@ public final class LiveEngine: Sendable {
     ///   - onDevice: device events, off the render thread's hot path (once per change).
     public init(
         mixRate: Int, openSink: @escaping @Sendable () throws(AudioSinkError) -> any AudioSink, clock: any WallClock,
-        probeInterval: Double = 2, report: @escaping @Sendable (PlayEvent) -> Void = { _ in },
+        probeInterval: Double = 2, idleClose: Double? = nil, report: @escaping @Sendable (PlayEvent) -> Void = { _ in },
         onDevice: @escaping @Sendable (DeviceEvent) -> Void = { _ in }
     ) {
         self.mixRate = mixRate
+        self.idleClose = idleClose
         self.openSink = openSink
         self.clock = clock
         self.probeInterval = probeInterval
@@ -91,6 +97,8 @@ public final class LiveEngine: Sendable {
             $0.program = entries
             $0.started.formIntersection(ids) // a spin that left and comes back (a resume) is placed afresh
         }
+        let wasEmpty = programEmpty.exchange(entries.isEmpty, ordering: .acquiringAndReleasing)
+        if wasEmpty && !entries.isEmpty { probeWake.signal() } // an idle-closed device opens at once
     }
 
     /// The master gain the render thread ramps to over ~20 ms (volume: never a click).
@@ -108,9 +116,18 @@ public final class LiveEngine: Sendable {
         let rampStep = 1 / Float(Double(mixRate) * 0.02)
         var sink: (any AudioSink)?
         var everOpened = false
+        var parked = false
+        var idleSince: Double?
         while running.load(ordering: .acquiring) {
             guard let output = sink else {
                 slots.forEachActive { _ in } // let the decode side collect voices it retired
+                if parked {
+                    guard !programEmpty.load(ordering: .acquiring) else {
+                        _ = probeWake.wait(timeout: .now() + 1)
+                        continue
+                    }
+                    parked = false
+                }
                 do throws(AudioSinkError) {
                     let opened = try openSink()
                     guard opened.sampleRate == mixRate else {
@@ -149,6 +166,21 @@ public final class LiveEngine: Sendable {
                 deviceOpen.store(false, ordering: .releasing)
                 onDevice(.lost(error))
                 continue
+            }
+            if let idleClose, programEmpty.load(ordering: .relaxed), !slots.hasActive {
+                let now = monotonicSeconds()
+                if now - (idleSince ?? now) > idleClose {
+                    sink = nil // closes the PCM
+                    parked = true
+                    idleSince = nil
+                    heardMicros.store(0, ordering: .releasing)
+                    deviceOpen.store(false, ordering: .releasing)
+                    onDevice(.closedIdle)
+                    continue
+                }
+                idleSince = idleSince ?? now
+            } else {
+                idleSince = nil
             }
             let written = blockStart + Int64(blockFrames)
             framesWritten.store(written, ordering: .releasing)

@@ -69,6 +69,12 @@ public final class VoiceSlots: @unchecked Sendable {
 
     // MARK: render side
 
+    /// Whether any voice is playing (atomic loads only).
+    public var hasActive: Bool {
+        for index in 0..<capacity where states[index].load(ordering: .acquiring) == Self.active { return true }
+        return false
+    }
+
     /// Calls `body` with each active voice; acknowledges retiring ones. Allocation-free.
     @inline(__always)
     public func forEachActive(_ body: (Voice) -> Void) {
