@@ -22,9 +22,10 @@ let package = Package(
         systemLibrary("CINIH", pkgConfig: "inih", apt: "libinih-dev"),
         .target(name: "CGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CALSAQuiet", linkerSettings: [.linkedLibrary("asound")]),
         .target(
             name: "PlayolaEngine",
-            dependencies: ["CALSA", "CMPG123", "CFAAD", "CSoxr", "CSndFile", "CCurl"]
+            dependencies: ["CALSA", "CALSAQuiet", "CMPG123", "CFAAD", "CSoxr", "CSndFile", "CCurl"]
         ),
         .executableTarget(
             name: "PlayolaAppliance",

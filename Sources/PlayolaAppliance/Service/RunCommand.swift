@@ -83,7 +83,8 @@ enum RunCommand {
                 buttons.show(LEDState(state, hasDevice: engine.hasDevice))
                 switch state {
                 case .playing(let spin):
-                    log(.info, "now playing: \"\(spin.audioBlock.title)\" by \(spin.audioBlock.artist)")
+                    let by = spin.audioBlock.artist.isEmpty ? "" : " by \(spin.audioBlock.artist)"
+                    log(.info, "now playing: \"\(spin.audioBlock.title)\"\(by)")
                     _ = readySent ? notifier.status("playing \(spin.audioBlock.title)") : notifier.ready(status: "playing \(spin.audioBlock.title)")
                     readySent = true
                 case .error(let message):

@@ -1,4 +1,5 @@
 import CALSA
+import CALSAQuiet
 import Glibc
 
 /// Plays the mix on an ALSA PCM. Opens in blocking mode, negotiates the sample format (in order of
@@ -25,11 +26,15 @@ public final class ALSASink: AudioSink {
         (.float32, SND_PCM_FORMAT_FLOAT_LE, 4), (.s16, SND_PCM_FORMAT_S16_LE, 2),
     ]
 
+    /// Our errors say what alsa-lib's own stderr lines would, with the device and the action.
+    private static let silenceLibraryOnce: Void = { calsa_silence_library_errors() }()
+
     public init(
         device: String, sampleRate: Int = 48000, formats: [SampleFormat] = [.s32, .s24, .float32, .s16],
         bufferTime: Double = 0.3
     ) throws(AudioSinkError) {
         self.device = device
+        Self.silenceLibraryOnce
         var handle: OpaquePointer?
         // Non-blocking, so a device that stops taking frames (a wedged DAC, a stalled dmix) is seen by the
         // timeout of `snd_pcm_wait` instead of hanging a blocking write forever.

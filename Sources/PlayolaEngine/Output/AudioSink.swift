@@ -29,7 +29,7 @@ public enum AudioSinkError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .deviceGone(let device, let reason): "audio device \(device) is gone: \(reason)"
+        case .deviceGone(let device, let reason): "audio device \(device) is not available: \(reason)"
         case .unsupported(let device, let reason): "audio device \(device) cannot play: \(reason)"
         case .suspended(let device): "audio device \(device) is suspended and did not resume"
         case .xrun(let device): "audio device \(device) keeps underrunning"

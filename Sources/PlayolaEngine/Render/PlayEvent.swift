@@ -21,7 +21,8 @@ public struct PlayEvent: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         let block = spin.audioBlock
-        return "\(PlayolaDate.format(time)) \(kind.rawValue.padding(5)) \(spin.id) \"\(block.title)\" by \(block.artist)"
+        let by = block.artist.isEmpty ? "" : " by \(block.artist)"
+        return "\(PlayolaDate.format(time)) \(kind.rawValue.padding(5)) \(spin.id) \"\(block.title)\"\(by)"
             + (detail.isEmpty ? "" : " — \(detail)")
     }
 }
