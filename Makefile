@@ -34,6 +34,7 @@ install: build
 	install -D -m 0644 "$(INI)" "$(DESTDIR)$(SYSCONFDIR)/playola.ini"
 	install -D -m 0644 etc/systemd/playola.service "$(DESTDIR)$(UNITDIR)/playola.service"
 	install -D -m 0644 etc/systemd/var-cache-playola.mount "$(DESTDIR)$(UNITDIR)/var-cache-playola.mount"
+	install -D -m 0644 etc/modules-load.d/playola.conf "$(DESTDIR)$(PREFIX)/lib/modules-load.d/playola.conf"
 	for rule in udev/*.rules; do \
 	  [ -f "$$rule" ] || continue; \
 	  install -D -m 0644 "$$rule" "$(DESTDIR)$(UDEVRULESDIR)/$${rule##*/}"; \

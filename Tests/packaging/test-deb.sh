@@ -99,6 +99,7 @@ expect_file /usr/bin/playola -rwxr-xr-x
 expect_file /etc/playola.ini -rw-r--r--
 expect_file /usr/lib/systemd/system/playola.service -rw-r--r--
 expect_file /usr/lib/systemd/system/var-cache-playola.mount -rw-r--r--
+expect_file /usr/lib/modules-load.d/playola.conf -rw-r--r--
 for media in demo/media/*; do
     [[ -f $media ]] && expect_file "/usr/share/playola/demo/${media##*/}" -rw-r--r--
 done
