@@ -13,7 +13,7 @@ seconds=$((minutes * 60))
 script/setup --bench
 swift build -c release --product playola --static-swift-stdlib >/dev/null
 playola=$(pwd)/.build/release/playola
-work=bench/work
+work=bench/runs
 mkdir -p "$work"
 
 # Music-like content: pink noise under a few moving tones, so the codecs have real work to do.

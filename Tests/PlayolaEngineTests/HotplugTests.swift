@@ -104,6 +104,17 @@ final class HotplugTests: XCTestCase {
         return SignalAnalysis(samples: samples, rate: 48000).amplitude(of: frequency, around: samples.count - 48000 / 10)
     }
 
+    /// Plays, unplugs the card, does `meanwhile` while it is away, plugs it back and lets the engine find it.
+    func outage(_ rig: Rig, meanwhile: () async -> Void) async throws {
+        await rig.player.play(stationID: "hot")
+        try await Task.sleep(for: .seconds(1.2))
+        rig.card.fault.withLock { $0 = .unplugged }
+        try await Task.sleep(for: .seconds(0.5))
+        await meanwhile()
+        rig.card.fault.withLock { $0 = .none }
+        try await Task.sleep(for: .seconds(1.5))
+    }
+
     func cpuSeconds() -> Double {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
@@ -112,7 +123,6 @@ final class HotplugTests: XCTestCase {
 
     func testTheDeviceVanishesMidWriteAndReturnsThreeSecondsLaterAtTheLivePosition() async throws {
         let rig = try await rig()
-        defer { rig.engine.shutdown() }
         await rig.player.play(stationID: "hot")
         try await Task.sleep(for: .seconds(1.2))
         XCTAssertGreaterThan(level(rig, 600), 0.2, "playing the first spin")
@@ -140,7 +150,6 @@ final class HotplugTests: XCTestCase {
 
     func testAnUnderrunStormIsRecoveredByReopening() async throws {
         let rig = try await rig()
-        defer { rig.engine.shutdown() }
         await rig.player.play(stationID: "hot")
         try await Task.sleep(for: .seconds(1.2))
         rig.card.fault.withLock { $0 = .xrunStorm }
@@ -154,14 +163,7 @@ final class HotplugTests: XCTestCase {
 
     func testAUserStopDuringTheOutageKeepsThePlayerStopped() async throws {
         let rig = try await rig()
-        defer { rig.engine.shutdown() }
-        await rig.player.play(stationID: "hot")
-        try await Task.sleep(for: .seconds(1.2))
-        rig.card.fault.withLock { $0 = .unplugged }
-        try await Task.sleep(for: .seconds(0.5))
-        await rig.player.stop()
-        rig.card.fault.withLock { $0 = .none }
-        try await Task.sleep(for: .seconds(1.5))
+        try await outage(rig) { await rig.player.stop() }
         let state = await rig.player.state
         XCTAssertEqual(state, .idle)
         XCTAssertLessThan(level(rig, 600) + level(rig, 900), 0.001, "silence on the returned device")
@@ -169,14 +171,7 @@ final class HotplugTests: XCTestCase {
 
     func testAUserPauseDuringTheOutageStaysPaused() async throws {
         let rig = try await rig()
-        defer { rig.engine.shutdown() }
-        await rig.player.play(stationID: "hot")
-        try await Task.sleep(for: .seconds(1.2))
-        rig.card.fault.withLock { $0 = .unplugged }
-        try await Task.sleep(for: .seconds(0.5))
-        await rig.player.pauseForInterruption(.interruption)
-        rig.card.fault.withLock { $0 = .none }
-        try await Task.sleep(for: .seconds(1.5))
+        try await outage(rig) { await rig.player.pauseForInterruption(.interruption) }
         let state = await rig.player.state
         guard case .paused(_, .interruption) = state else { return XCTFail("\(state)") }
         XCTAssertLessThan(level(rig, 600) + level(rig, 900), 0.001)
@@ -184,7 +179,6 @@ final class HotplugTests: XCTestCase {
 
     func testStartingWithNoDeviceWaitsThenPlays() async throws {
         let rig = try await rig(startUnplugged: true)
-        defer { rig.engine.shutdown() }
         await rig.player.play(stationID: "hot")
         try await Task.sleep(for: .seconds(1.2))
         XCTAssertEqual(rig.card.opens.load(ordering: .relaxed), 0)
@@ -201,7 +195,6 @@ final class HotplugTests: XCTestCase {
     /// closed only after the idle time; the next play opens it again.
     func testTheDeviceIsClosedOnlyAfterTheIdleTime() async throws {
         let rig = try await rig(idleClose: 1.0)
-        defer { rig.engine.shutdown() }
         await rig.player.play(stationID: "hot")
         try await Task.sleep(for: .seconds(1.2))
         await rig.player.pauseForInterruption(.interruption)

@@ -75,7 +75,6 @@ final class StationPlayerTests: XCTestCase {
 
     func testJoinsTheLiveStationPublishesStatesAndStops() async throws {
         let stack = try await stack(station: "live", spins: [("now", 600, -10, 30), ("next", 900, 2.5, 20)])
-        defer { stack.engine.shutdown() }
         await stack.player.play(stationID: "live")
         try await Task.sleep(for: .seconds(1.5))
         let state = await stack.player.state
@@ -95,7 +94,6 @@ final class StationPlayerTests: XCTestCase {
     func testAScheduleThatFailsFirstWith500StillPlays() async throws {
         let stack = try await stack(station: "flaky", spins: [("now", 600, -5, 30)],
                                     faults: [["match": "/schedule", "action": ["status": 500], "times": 1]])
-        defer { stack.engine.shutdown() }
         await stack.player.play(stationID: "flaky")
         try await Task.sleep(for: .seconds(1.5))
         let state = await stack.player.state
@@ -106,7 +104,6 @@ final class StationPlayerTests: XCTestCase {
 
     func testAnUnknownStationIsAnErrorStateNotABusyLoop() async throws {
         let stack = try await stack(station: "known", spins: [("now", 600, -5, 30)])
-        defer { stack.engine.shutdown() }
         await stack.player.play(stationID: "unknown")
         try await Task.sleep(for: .seconds(1.5))
         let state = await stack.player.state
@@ -118,7 +115,6 @@ final class StationPlayerTests: XCTestCase {
     func testMalformedJSONIsAnErrorState() async throws {
         let stack = try await stack(station: "s", spins: [("now", 600, -5, 30)],
                                     faults: [["match": "/schedule", "action": "garbage", "times": -1]])
-        defer { stack.engine.shutdown() }
         await stack.player.play(stationID: "s")
         try await Task.sleep(for: .seconds(1))
         let state = await stack.player.state
@@ -129,7 +125,6 @@ final class StationPlayerTests: XCTestCase {
     /// "must be shown" 5: `play(at: now − 1 h)` plays what the schedule had an hour ago.
     func testTimeShiftedPlaybackPlaysTheScheduleAsItAiredAnHourAgo() async throws {
         let stack = try await stack(station: "shift", spins: [("hour-ago", 700, -3600 - 5, 30), ("now", 1000, -5, 30)])
-        defer { stack.engine.shutdown() }
         await stack.player.play(stationID: "shift", at: Date().addingTimeInterval(-3600))
         try await Task.sleep(for: .seconds(1.5))
         let state = await stack.player.state
@@ -141,7 +136,6 @@ final class StationPlayerTests: XCTestCase {
 
     func testInterruptPausesAndResumeRejoinsTheLivePosition() async throws {
         let stack = try await stack(station: "s", spins: [("now", 600, -5, 30)])
-        defer { stack.engine.shutdown() }
         await stack.player.play(stationID: "s")
         try await Task.sleep(for: .seconds(1.2))
         await stack.player.pauseForInterruption(.interruption)
@@ -163,7 +157,6 @@ final class StationPlayerTests: XCTestCase {
     func testAWrongSystemClockIsCorrectedByTheServersDate() async throws {
         let stack = try await stack(station: "s", spins: [("server-now", 600, -5, 30), ("clock-now", 900, 3595, 30)],
                                     serverClockOffset: -3600)
-        defer { stack.engine.shutdown() }
         await stack.player.play(stationID: "s")
         try await Task.sleep(for: .seconds(1.5))
         let state = await stack.player.state
@@ -175,7 +168,6 @@ final class StationPlayerTests: XCTestCase {
 
     func testACacheTooSmallForWhatMustPlayIsAnError() async throws {
         let stack = try await stack(station: "s", spins: [("big", 600, -5, 30)], cacheBudget: 100_000)
-        defer { stack.engine.shutdown() }
         await stack.player.play(stationID: "s")
         try await Task.sleep(for: .seconds(1))
         let state = await stack.player.state
@@ -186,7 +178,6 @@ final class StationPlayerTests: XCTestCase {
     /// A refresh that fails while playing keeps the known schedule playing (the next spin still starts).
     func testAFailingRefreshKeepsTheKnownSchedulePlaying() async throws {
         let stack = try await stack(station: "s", spins: [("now", 600, -10, 12), ("next", 900, 2, 20)])
-        defer { stack.engine.shutdown() }
         await stack.player.play(stationID: "s")
         try await Task.sleep(for: .seconds(1))
         try stack.server.fault([["match": "/schedule", "action": ["status": 503], "times": -1]])
@@ -205,7 +196,6 @@ final class StationPlayerTests: XCTestCase {
         let stack = try await stack(station: "s", spins: [("cut", 600, -5, 30), ("bad", 900, 2.5, 20)],
                                     faults: [["match": "/files/cut", "action": "cut_half", "times": 1],
                                              ["match": "/files/bad", "action": "garbage", "times": -1]])
-        defer { stack.engine.shutdown() }
         await stack.player.play(stationID: "s")
         try await Task.sleep(for: .seconds(2))
         let state = await stack.player.state
