@@ -150,9 +150,8 @@ actor ApplianceController {
             await player.play(PlayolaStationSource(api: api, stationID: id), at: shift.map { Date().addingTimeInterval($0) })
         case .local(let path):
             await player.play(LocalFolderSource(stationID: station.name, path: path))
-        case .stream:
-            await player.stop()
-            lastError = "station '\(station.name)': internet radio streams are not supported in this version"
+        case .stream(let url, let headers):
+            await player.play(stream: StreamStation(name: station.name, url: url, headers: headers))
         }
     }
 
@@ -178,6 +177,7 @@ actor ApplianceController {
         }
         if case .error(let message) = state { report.lastError = message }
         if case .loading(let progress) = state { report.progress = progress }
+        report.stream = await player.streamInfo.map(StatusReport.StreamStatus.init)
         report.next = next.map { .init($0, now: Date()) }
         return report
     }
@@ -212,6 +212,25 @@ struct StatusReport: Codable, Sendable {
         }
     }
 
+    /// An internet radio station: what its server says.
+    struct StreamStatus: Codable, Sendable {
+        var url: String
+        var name: String?
+        var genre: String?
+        var bitrate: Int?
+        var format: String?
+        var title: String?
+
+        init(_ info: StreamInfo) {
+            url = info.url
+            name = info.name
+            genre = info.genre
+            bitrate = info.bitrate
+            format = info.format?.rawValue
+            title = info.title
+        }
+    }
+
     struct CacheInfo: Codable, Sendable {
         var bytes: Int64
         var budget: Int64
@@ -230,4 +249,5 @@ struct StatusReport: Codable, Sendable {
     var next: SpinInfo?
     var reason: String?
     var progress: Double?
+    var stream: StreamStatus?
 }

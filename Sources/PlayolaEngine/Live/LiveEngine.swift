@@ -12,6 +12,8 @@ import Synchronization
 ///   keeps the rings ~2 s ahead, retires finished voices, and re-anchors the wall clock before placing
 ///   each spin. While the device is away it places nothing, and when it is back every spin of the program
 ///   is placed afresh: playback resumes at the live position.
+/// A stream (`setStream`) plays beside the program through the same mixer: its voice is placed once its
+/// jitter buffer is full, and the decode thread keeps decoding whatever has arrived.
 public final class LiveEngine: Sendable {
     public let mixRate: Int
     private let openSink: @Sendable () throws(AudioSinkError) -> any AudioSink
@@ -50,6 +52,16 @@ public final class LiveEngine: Sendable {
         var clock: ProgramClock?
         var started: Set<String> = []
         var placedForDevice = 0
+        var stream: StreamConnection?
+    }
+
+    /// The decode thread's hold on the stream: its decoder and the voice filling its jitter buffer, then sounding.
+    private struct StreamVoice {
+        var connection: StreamConnection?
+        var decoder: (any StreamDecoder)?
+        var filling: Voice?
+        var sounding: Voice?
+        var failed = false
     }
 
     /// - Parameters:
@@ -97,8 +109,16 @@ public final class LiveEngine: Sendable {
             $0.program = entries
             $0.started.formIntersection(ids) // a spin that left and comes back (a resume) is placed afresh
         }
-        let wasEmpty = programEmpty.exchange(entries.isEmpty, ordering: .acquiringAndReleasing)
+        let isEmpty = shared.withLock { $0.stream == nil } && entries.isEmpty
+        let wasEmpty = programEmpty.exchange(isEmpty, ordering: .acquiringAndReleasing)
         if wasEmpty && !entries.isEmpty { probeWake.signal() } // an idle-closed device opens at once
+    }
+
+    /// Plays `connection`'s audio once its jitter buffer is full, in place of the stream before (which fades
+    /// out); nil ends the stream.
+    public func setStream(_ connection: StreamConnection?) {
+        shared.withLock { $0.stream = connection }
+        if connection != nil, programEmpty.exchange(false, ordering: .acquiringAndReleasing) { probeWake.signal() }
     }
 
     /// The master gain the render thread ramps to over ~20 ms (volume: never a click).
@@ -194,13 +214,19 @@ public final class LiveEngine: Sendable {
     private func decodeLoop() {
         let lookahead = Int64(mixRate) * 2
         let margin = Int64(Double(mixRate) * 0.1)
+        var stream = StreamVoice()
         while running.load(ordering: .acquiring) {
             let device = deviceGeneration.load(ordering: .acquiring)
             let isOpen = deviceOpen.load(ordering: .acquiring)
             if !isOpen || device != shared.withLock({ $0.placedForDevice }) {
                 // No device, or a new one: what was playing belongs to the past; retire it, and once the
-                // device is there, place the whole program again from a fresh anchor.
+                // device is there, place the whole program again from a fresh anchor. A stream's buffer is
+                // stale by then: its connection is given up, and the player makes a fresh one.
                 for index in 0..<slots.capacity where slots.state(index) == VoiceSlots.active { slots.retire(index) }
+                if stream.filling != nil || stream.sounding != nil {
+                    stream.connection?.fail("the audio device went away")
+                    stream = StreamVoice(connection: stream.connection, failed: true)
+                }
                 _ = slots.collectReleased()
                 if isOpen, heardMicros.load(ordering: .acquiring) > 0 { // the new device has taken a first block
                     shared.withLock {
@@ -219,6 +245,15 @@ public final class LiveEngine: Sendable {
             // Voices whose spin left the program fade out, then retire; so do voices that played out.
             for index in 0..<slots.capacity {
                 guard let voice = slots.voice(index), slots.state(index) == VoiceSlots.active else { continue }
+                if voice.isLive {
+                    // The stream's voice: decode whatever has arrived; retire it once silent or played out.
+                    if voice.isSilenced.load(ordering: .acquiring) || (voice.isExhausted && voice.ring.availableToRead == 0) {
+                        slots.retire(index)
+                    } else {
+                        voice.fill(upTo: .max)
+                    }
+                    continue
+                }
                 if !wanted.contains(voice.spin.id) {
                     voice.fadeOutRequested.store(true, ordering: .releasing)
                 }
@@ -232,6 +267,7 @@ public final class LiveEngine: Sendable {
                 }
             }
             _ = slots.collectReleased()
+            serviceStream(&stream, at: cursor + margin)
             // Place spins that sound within the lookahead and have no voice yet.
             for entry in program where !started.contains(entry.spin.id) {
                 guard let file = entry.file else { continue }
@@ -245,6 +281,55 @@ public final class LiveEngine: Sendable {
             }
             usleep(10_000)
         }
+    }
+
+    /// Follows `setStream`: fades out a replaced stream's voice; for the current one, makes its decoder once
+    /// the format is known, fills a voice's ring up to the prebuffer, then places it at `frame`.
+    private func serviceStream(_ stream: inout StreamVoice, at frame: Int64) {
+        let wanted = shared.withLock { $0.stream }
+        if stream.connection !== wanted {
+            stream.sounding?.fadeOutRequested.store(true, ordering: .releasing)
+            stream = StreamVoice(connection: wanted)
+        }
+        guard let connection = wanted, !stream.failed else { return }
+        if let voice = stream.sounding {
+            if let failure = voice.failure { fail(&stream, "\(failure)") }
+            return
+        }
+        do throws(AudioDecoderError) {
+            if stream.decoder == nil { stream.decoder = try connection.makeDecoder() }
+            guard let decoder = stream.decoder, try decoder.prepare() else { return }
+            if stream.filling == nil {
+                stream.filling = try Voice(
+                    spin: Self.streamSpin(connection), file: connection.url, decoder: decoder, mixRate: mixRate,
+                    startFrame: 0, joinFrame: 0, ringSeconds: connection.station.maxBufferSeconds,
+                    rebufferSeconds: connection.station.prebufferSeconds)
+            }
+            let voice = stream.filling!
+            voice.fill(upTo: .max)
+            if let failure = voice.failure { throw failure }
+            guard voice.ring.availableToRead >= voice.rebufferFrames || voice.isExhausted else { return }
+            voice.startFrame = frame
+            guard slots.add(voice) else { return fail(&stream, "too many voices") }
+            stream.sounding = voice
+            stream.filling = nil
+            connection.isSounding.store(true, ordering: .releasing)
+        } catch {
+            fail(&stream, "\(error)")
+        }
+    }
+
+    private func fail(_ stream: inout StreamVoice, _ reason: String) {
+        stream.connection?.fail(reason)
+        stream.sounding?.fadeOutRequested.store(true, ordering: .releasing)
+        stream = StreamVoice(connection: stream.connection, failed: true)
+    }
+
+    /// The voice's spin: a stream has no airtime or fades, only a name (the player publishes the titles).
+    private static func streamSpin(_ connection: StreamConnection) -> Spin {
+        Spin(id: "stream:" + connection.url, stationID: connection.station.name, airtime: Date(), startingVolume: 1, fades: [],
+             audioBlock: AudioBlock(id: connection.url, title: connection.station.name, artist: "", durationMS: 0,
+                                    endOfMessageMS: 0, downloadURL: nil))
     }
 
     /// The mix frame heard right now, extrapolated from the render thread's last reading.

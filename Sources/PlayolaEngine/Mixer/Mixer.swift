@@ -1,7 +1,8 @@
 /// Sums the voices of one block, each under its gain envelope, and limits the sum to [-1, 1].
 ///
 /// Real-time safe: it reads rings and preallocated memory only — no decoding, allocation, locks or logs.
-/// A voice with nothing in its ring is silence; a voice that fell behind the block skips to it.
+/// A voice with nothing in its ring is silence; a voice that fell behind the block skips to it. A live
+/// voice (a stream) plays what has arrived from where it is, and after running dry waits to refill.
 public enum Mixer {
     /// Mixes `frames` frames starting at mix frame `blockStart` into `output` (interleaved stereo).
     public static func mix(
@@ -29,19 +30,38 @@ public enum Mixer {
     @inline(__always)
     static func add(_ voice: Voice, blockStart: Int64, frames: Int, into output: UnsafeMutablePointer<Float>) {
         if voice.isSilenced.load(ordering: .relaxed) { return }
-        let firstVoiceFrame = blockStart - voice.startFrame
-        // Never backfill: a voice behind the block drops what it is late by.
-        if voice.readFrame < firstVoiceFrame {
-            voice.readFrame += Int64(voice.ring.skip(frames: Int(firstVoiceFrame - voice.readFrame)))
+        let blockOffset: Int
+        if voice.isLive {
+            blockOffset = Int(max(0, min(Int64(frames), voice.startFrame - blockStart)))
+            if voice.isRebuffering {
+                guard voice.ring.availableToRead >= voice.rebufferFrames else {
+                    // Nothing sounds, so a fade-out has nothing to ramp.
+                    if voice.fadeOutRequested.load(ordering: .acquiring) { voice.isSilenced.store(true, ordering: .releasing) }
+                    return
+                }
+                voice.isRebuffering = false
+                voice.rampGain = 0 // ramps in again
+            }
+            // Running dry within this block: play what is there, then wait for the buffer to refill.
+            if voice.ring.availableToRead < frames - blockOffset { voice.isRebuffering = true }
+        } else {
+            let firstVoiceFrame = blockStart - voice.startFrame
+            // Never backfill: a voice behind the block drops what it is late by.
+            if voice.readFrame < firstVoiceFrame {
+                voice.readFrame += Int64(voice.ring.skip(frames: Int(firstVoiceFrame - voice.readFrame)))
+            }
+            blockOffset = Int(max(0, voice.readFrame - firstVoiceFrame))
         }
-        let blockOffset = Int(max(0, voice.readFrame - firstVoiceFrame))
         guard blockOffset < frames else { return }
         let envelope = voice.envelope
         let framesPerMS = Double(voice.mixRate) / 1000
-        // A voice leaving the program fades out over 20 ms, so a stop or a station change never clicks.
+        // A voice leaving the program fades out over 20 ms, so a stop or a station change never clicks; a
+        // live voice ramps in over the same 20 ms.
         let fading = voice.fadeOutRequested.load(ordering: .acquiring)
-        let fadeStep = fading ? 1 / (Float(voice.mixRate) * 0.02) : 0
-        var fadeGain = voice.fadeOutGain
+        let rampTarget: Float = fading ? 0 : 1
+        var rampGain = voice.rampGain
+        let ramping = rampGain != rampTarget
+        let rampStep = 1 / (Float(voice.mixRate) * 0.02)
         var voiceFrame = voice.readFrame
         let consumed = voice.ring.consume(frames: frames - blockOffset) { source, count, offset in
             var done = 0
@@ -64,11 +84,11 @@ public enum Mixer {
                 let base = Double(a.gain)
                 let out = output + (blockOffset + offset + done) * 2
                 let input = source + done * 2
-                if fading {
+                if ramping {
                     let first = Double(voiceFrame) - anchor
                     for k in 0..<run {
-                        let gain = Float(base + slope * (first + Double(k))) * fadeGain
-                        fadeGain = max(0, fadeGain - fadeStep)
+                        let gain = Float(base + slope * (first + Double(k))) * rampGain
+                        rampGain = fading ? max(0, rampGain - rampStep) : min(1, rampGain + rampStep)
                         out[2 * k] += input[2 * k] * gain
                         out[2 * k + 1] += input[2 * k + 1] * gain
                     }
@@ -91,9 +111,9 @@ public enum Mixer {
             }
         }
         voice.readFrame += Int64(consumed)
-        if fading {
-            voice.fadeOutGain = fadeGain
-            if fadeGain == 0 { voice.isSilenced.store(true, ordering: .releasing) }
+        if ramping {
+            voice.rampGain = rampGain
+            if fading && rampGain == 0 { voice.isSilenced.store(true, ordering: .releasing) }
         }
     }
 }

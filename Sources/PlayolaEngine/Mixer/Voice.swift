@@ -5,19 +5,28 @@ import Synchronization
 ///
 /// Positions are "voice frames": frames at the mix rate counted from the file's first sample, which is
 /// heard at the spin's airtime.
+///
+/// A live voice (an internet radio stream, whose decoder is a `StreamDecoder`) is not tied to the mix
+/// timeline: its frames arrive at the broadcast's pace, so the mixer plays them as they come, ramps in at
+/// the start, and when the ring runs dry waits until `rebufferFrames` have arrived again (a jitter buffer).
 public final class Voice {
     public let spin: Spin
     /// The audio file, for messages.
     public let file: String
     public let envelope: GainEnvelope
     public let mixRate: Int
-    /// The mix frame at which voice frame 0 is heard.
-    public let startFrame: Int64
+    /// The mix frame at which voice frame 0 is heard. Set by the decode side before the voice is published
+    /// (a live voice is placed only once its jitter buffer is full), never after.
+    public internal(set) var startFrame: Int64
     /// The first voice frame this voice plays (0 unless it joined mid-file).
     public let joinFrame: Int64
     public let ring: SampleRing
     /// The file's length in voice frames when the decoder knows it.
     public let expectedFrames: Int64?
+    /// Played as it arrives rather than at its airtime (a stream).
+    public let isLive: Bool
+    /// A live voice that ran dry starts again once its ring holds this many frames.
+    public let rebufferFrames: Int
 
     /// Voice frame of the next frame the ring receives (decode side).
     public private(set) var writeFrame: Int64
@@ -29,11 +38,15 @@ public final class Voice {
     /// `fadeOutFrames` and then reports it silent, so removing a voice never clicks.
     public let fadeOutRequested = Atomic<Bool>(false)
     public let isSilenced = Atomic<Bool>(false)
-    /// Render side only: the fade-out's current gain.
-    var fadeOutGain: Float = 1
+    /// Render side only: the gain of the 20 ms ramp, falling to 0 on a fade-out, rising to 1 as a live
+    /// voice starts or recovers from running dry.
+    var rampGain: Float = 1
+    /// Render side only: a live voice that ran dry, waiting for `rebufferFrames`.
+    var isRebuffering = false
     public private(set) var failure: AudioDecoderError?
 
     private let decoder: any AudioDecoder
+    private let stream: (any StreamDecoder)?
     private let resampler: Resampler?
     /// Resampled frames still to drop before `joinFrame` (a join starts on the resampler's grid).
     private var discard: Int64
@@ -56,7 +69,7 @@ public final class Voice {
 
     public init(
         spin: Spin, file: String, decoder: any AudioDecoder, mixRate: Int, startFrame: Int64, joinFrame: Int64,
-        ringSeconds: Double = 2
+        ringSeconds: Double = 2, rebufferSeconds: Double = 2
     ) throws(AudioDecoderError) {
         self.spin = spin
         self.file = file
@@ -65,7 +78,11 @@ public final class Voice {
         self.startFrame = startFrame
         self.joinFrame = max(0, joinFrame)
         self.decoder = decoder
+        stream = decoder as? any StreamDecoder
+        isLive = stream != nil
+        rampGain = isLive ? 0 : 1
         ring = SampleRing(capacityFrames: Int(Double(mixRate) * ringSeconds))
+        rebufferFrames = min(ring.capacity, Int(Double(mixRate) * rebufferSeconds))
         expectedFrames = decoder.frameCount.map { $0 * Int64(mixRate) / Int64(decoder.sampleRate) }
         decoded = .allocate(capacity: chunkFrames * max(2, decoder.channelCount))
         stereo = .allocate(capacity: chunkFrames * 2)
@@ -103,15 +120,16 @@ public final class Voice {
                 ring.write(ready + readyOffset * 2, frames: count)
                 readyOffset += count
                 writeFrame += Int64(count)
-            } else {
-                produce()
+            } else if !produce() {
+                break // a live stream has nothing more yet
             }
         }
     }
 
     /// Makes the next stretch of mix-rate frames ready: decodes a chunk when the last is used up, and
     /// passes it through the resampler (flushing it at the end), dropping the join preroll.
-    private func produce() {
+    /// False when a live stream has nothing new: the caller tries again later.
+    private func produce() -> Bool {
         if inputCount == 0 && !decoderDone {
             var frames = 0
             do {
@@ -120,6 +138,7 @@ public final class Voice {
             } catch {
                 failure = error
             }
+            if frames == 0, failure == nil, let stream, !stream.hasEnded { return false }
             decoderDone = frames == 0
             toStereo(frames)
             inputOffset = 0
@@ -132,7 +151,7 @@ public final class Voice {
             readyCount = inputCount
             inputCount = 0
             isExhausted = decoderDone
-            return
+            return true
         }
         ready = resampled
         let result = resampler.process(
@@ -147,6 +166,7 @@ public final class Voice {
         let drop = Int(min(Int64(readyCount), discard))
         discard -= Int64(drop)
         readyOffset = drop
+        return true
     }
 
     private func toStereo(_ frames: Int) {

@@ -41,6 +41,19 @@ public final class HTTPClient: Sendable {
         try await perform(Transfer(request: request, file: file, onHeaders: onHeaders, progress: progress))
     }
 
+    /// Receives a body that may never end (an internet radio stream): `onHeaders` as for `download`, then
+    /// each piece of the body to `onBody` on the network thread as it arrives (false stops the
+    /// transfer with `.refused`). Returns when the server ends
+    /// the stream; throws `.timeout` after `request.stallTimeout` seconds without a byte, and `.cancelled`
+    /// when the calling task is cancelled.
+    public func stream(
+        _ request: HTTPRequest,
+        onHeaders: @escaping @Sendable (Int, [(name: String, value: String)]) -> String?,
+        onBody: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool
+    ) async throws(HTTPError) -> HTTPResponse {
+        try await perform(Transfer(request: request, file: nil, onHeaders: onHeaders, progress: nil, onBody: onBody))
+    }
+
     private func perform(_ transfer: Transfer) async throws(HTTPError) -> HTTPResponse {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in

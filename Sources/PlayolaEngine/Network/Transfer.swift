@@ -15,6 +15,8 @@ final class Transfer: @unchecked Sendable {
     private let file: Int32?
     private let onHeaders: (@Sendable (Int, [(name: String, value: String)]) -> String?)?
     private let progress: (@Sendable (Int64, Int64?) -> Void)?
+    /// A stream's body goes to this callback (network thread) as it arrives, instead of memory or a file.
+    private let onBody: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
     private var headers: [(name: String, value: String)] = []
     private var body = Data()
     private var bodyBytes: Int64 = 0
@@ -27,12 +29,13 @@ final class Transfer: @unchecked Sendable {
     init(
         request: HTTPRequest, file: Int32?,
         onHeaders: (@Sendable (Int, [(name: String, value: String)]) -> String?)?,
-        progress: (@Sendable (Int64, Int64?) -> Void)?
+        progress: (@Sendable (Int64, Int64?) -> Void)?, onBody: (@Sendable (UnsafeRawBufferPointer) -> Bool)? = nil
     ) {
         self.request = request
         self.file = file
         self.onHeaders = onHeaders
         self.progress = progress
+        self.onBody = onBody
     }
 
     deinit {
@@ -114,7 +117,12 @@ final class Transfer: @unchecked Sendable {
                 return 0
             }
         }
-        if let file, status < 300 {
+        if let onBody, status < 300 {
+            guard onBody(UnsafeRawBufferPointer(start: data, count: count)) else {
+                refusal = "stopped by the receiver"
+                return 0
+            }
+        } else if let file, status < 300 {
             var done = 0
             while done < count {
                 let written = pwrite(file, data + done, count - done, off_t(request.resumeFrom + bodyBytes + Int64(done)))

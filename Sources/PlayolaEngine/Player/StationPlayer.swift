@@ -2,16 +2,16 @@ import FoundationEssentials
 
 /// Plays a Playola station live: fetches its schedule (retrying, refreshing every 20 s and at each spin
 /// start), downloads the next 10 minutes into the cache (pinned), and keeps the live engine's program in
-/// step with the wall clock. The last command wins: every command bumps a generation, and work of an
-/// older generation publishes nothing.
+/// step with the wall clock. It plays internet radio streams too (`StationPlayer+Stream`). The last
+/// command wins: every command bumps a generation, and work of an older generation publishes nothing.
 public actor StationPlayer {
     public private(set) var state: PlayerState = .idle
     public nonisolated let events: AsyncStream<PlayerEvent>
     private let continuation: AsyncStream<PlayerEvent>.Continuation
 
-    private let api: PlayolaAPI
+    let api: PlayolaAPI
     private let downloader: AudioDownloader
-    private let engine: LiveEngine
+    let engine: LiveEngine
     private let clock: ServerCorrectedClock
     private let reporter: ListeningSessionReporter?
     public var lookahead: Double = 600
@@ -24,13 +24,39 @@ public actor StationPlayer {
         engine.setGain(gain)
     }
 
-    private var generation = 0
+    /// What the player plays.
+    enum Station {
+        case schedule(any ScheduleSource, shift: Double)
+        case stream(StreamStation)
+
+        var name: String {
+            switch self {
+            case .schedule(let source, _): source.stationID
+            case .stream(let station): station.name
+            }
+        }
+
+        /// Only Playola stations report listening sessions.
+        var reportsListening: Bool {
+            switch self {
+            case .schedule(let source, _): source.reportsListening
+            case .stream: false
+            }
+        }
+    }
+
+    var generation = 0
     private var loop: Task<Void, Never>?
-    private var station: (source: any ScheduleSource, shift: Double)?
+    private var station: Station?
+    var playingStation: Station? { station }
+    /// The stream playing (or connecting): what its server says about it.
+    public internal(set) var streamInfo: StreamInfo?
+    /// When the current stream connection started sounding (the `airtime` of its state's spin).
+    var streamSoundingSince = Date()
     /// Armed by an interruption of a playing or loading station; consumed by the resume.
     private var resumeArmed = false
     /// The engine has no device: the state says `paused(.deviceLost)` whatever the schedule does.
-    private var outputDown = false
+    var outputDown = false
     private var reporting: Task<Void, Never>?
 
     // The current generation's knowledge.
@@ -63,7 +89,13 @@ public actor StationPlayer {
     public func play(_ source: any ScheduleSource, at date: Date? = nil) {
         let shift = date.map { clock.now().timeIntervalSince($0) } ?? 0
         resumeArmed = false
-        begin(source, shift: shift)
+        begin(.schedule(source, shift: shift))
+    }
+
+    /// Plays an internet radio stream, reconnecting by itself for as long as it is the station.
+    public func play(stream: StreamStation) {
+        resumeArmed = false
+        begin(.stream(stream))
     }
 
     public func stop() {
@@ -99,24 +131,34 @@ public actor StationPlayer {
     /// the engine re-places the program at the live position when the device is back.
     public func outputLost() {
         outputDown = true
-        if case .playing(let spin) = state { publish(.paused(spin, .deviceLost)) }
+        guard case .stream? = station else {
+            if case .playing(let spin) = state { publish(.paused(spin, .deviceLost)) }
+            return
+        }
+        // A stream drops its connection and its buffer, which would be stale by the time the device is back.
+        switch state {
+        case .playing(let spin): halt(); publish(.paused(spin, .deviceLost))
+        case .loading, .error: halt(); publish(.paused(nil, .deviceLost))
+        default: break
+        }
     }
 
     /// The device is back: playing again at the next tick (unless the user stopped or paused meanwhile,
     /// which cleared the program and left another state).
     public func outputBack() {
         outputDown = false
-        if case .paused(_, .deviceLost) = state { update(generation: generation) }
+        guard case .paused(_, .deviceLost) = state else { return }
+        if case .stream? = station, let station { begin(station) } else { update(generation: generation) }
     }
 
     /// Resumes after an interruption at the live position (a fresh schedule); a no-op unless armed.
     public func resumeAfterInterruption() {
         guard resumeArmed, let station else { return }
         resumeArmed = false
-        begin(station.source, shift: station.shift)
+        begin(station)
     }
 
-    public var currentStation: String? { station?.source.stationID }
+    public var currentStation: String? { station?.name }
 
     /// What the schedule says plays next after the current spin (for status).
     public var nextSpin: Spin? {
@@ -126,13 +168,19 @@ public actor StationPlayer {
 
     // MARK: the station loop
 
-    private func begin(_ source: any ScheduleSource, shift: Double) {
+    private func begin(_ station: Station) {
         halt()
-        station = (source, shift)
+        self.station = station
         generation += 1
         let current = generation
         publish(.loading(0))
-        loop = Task { await self.run(source, shift: shift, generation: current) }
+        switch station {
+        case .schedule(let source, let shift):
+            loop = Task { await self.run(source, shift: shift, generation: current) }
+        case .stream(let stream):
+            streamInfo = StreamInfo(url: stream.url)
+            loop = Task { await self.runStream(stream, generation: current) }
+        }
     }
 
     /// Ends the current generation: cancels its loop and downloads and clears the program (the engine
@@ -142,6 +190,8 @@ public actor StationPlayer {
         loop?.cancel()
         loop = nil
         engine.setProgram([])
+        engine.setStream(nil)
+        streamInfo = nil
         schedule = Schedule(spins: [])
         files = [:]
         failed = []
@@ -272,10 +322,10 @@ public actor StationPlayer {
 
     // MARK: publishing
 
-    private func publish(_ new: PlayerState) {
+    func publish(_ new: PlayerState) {
         state = new
         continuation.yield(.state(new))
-        if let reporter, station?.source.reportsListening ?? true {
+        if let reporter, station?.reportsListening ?? true {
             if case .loading = new { return }
             let stationID: String? = if case .playing(let spin) = new { spin.stationID } else { nil }
             // One chain, so the reporter sees the states in the order they happened.
@@ -284,5 +334,5 @@ public actor StationPlayer {
         }
     }
 
-    private func notice(_ text: String) { continuation.yield(.notice(text)) }
+    func notice(_ text: String) { continuation.yield(.notice(text)) }
 }

@@ -1,0 +1,173 @@
+import CFAAD
+import Glibc
+
+/// AAC and HE-AAC from an ADTS stream through libfaad2. We frame the stream ourselves (faad2 wants whole
+/// frames): a frame header must be valid and agree with the one that follows, else the decoder slides
+/// one byte on — so garbage, a cut or a stream joined mid-frame resyncs instead of stopping.
+public final class ADTSStreamDecoder: StreamDecoder {
+    public private(set) var sampleRate = 0
+    public private(set) var channelCount = 0
+    public private(set) var hasEnded = false
+    private let buffer: StreamBuffer
+    private let name: String
+    private var handle: NeAACDecHandle?
+    /// Bytes read from the buffer and not yet decoded, from `start`.
+    private var pending: [UInt8] = []
+    private var start = 0
+    private let chunk: UnsafeMutableRawBufferPointer
+    private var output: UnsafePointer<Float>?
+    private var outputFrames = 0
+    private var skippedWithoutFrame = 0
+    private var failedInARow = 0
+    private static let searchLimit = 256 << 10
+
+    public init(buffer: StreamBuffer, name: String) throws(AudioDecoderError) {
+        self.buffer = buffer
+        self.name = name
+        chunk = .allocate(byteCount: 16 << 10, alignment: 16)
+    }
+
+    deinit {
+        if let handle { NeAACDecClose(handle) }
+        chunk.deallocate()
+    }
+
+    public func prepare() throws(AudioDecoderError) -> Bool {
+        if sampleRate > 0 { return true }
+        // The format is what the first decoded frame says (HE-AAC doubles the core rate, PS makes stereo).
+        guard try decodeFrame() else { return false }
+        return sampleRate > 0
+    }
+
+    public func read(into destination: UnsafeMutablePointer<Float>, maxFrames: Int) throws(AudioDecoderError) -> Int {
+        var written = 0
+        while written < maxFrames {
+            if outputFrames == 0 {
+                guard try decodeFrame() else { break }
+                continue
+            }
+            let count = min(outputFrames, maxFrames - written)
+            (destination + written * channelCount).update(from: output!, count: count * channelCount)
+            output! += count * channelCount
+            outputFrames -= count
+            written += count
+        }
+        return written
+    }
+
+    /// Decodes the next whole frame into `output`. False when no whole frame has arrived yet.
+    private func decodeFrame() throws(AudioDecoderError) -> Bool {
+        while true {
+            guard let length = try nextFrameLength() else { return false }
+            let frame = start
+            start += length
+            if handle == nil { try openDecoder(frame: frame, length: length) }
+            var info = NeAACDecFrameInfo()
+            let samples = pending.withUnsafeMutableBufferPointer {
+                NeAACDecDecode(handle, &info, $0.baseAddress! + frame, UInt(length))
+            }
+            let channels = Int(info.channels)
+            let frames = Int(info.samples) / max(1, channels)
+            guard info.error == 0, let samples, frames > 0 else {
+                failedInARow += 1
+                if failedInARow > 50 {
+                    throw .decodeFailed(path: name, reason: String(cString: NeAACDecGetErrorMessage(info.error)))
+                }
+                continue // a damaged frame: drop it, the next one decodes
+            }
+            failedInARow = 0
+            if sampleRate == 0 {
+                sampleRate = Int(info.samplerate)
+                channelCount = min(channels, 2)
+            } else if Int(info.samplerate) != sampleRate {
+                throw .unsupported(path: name, reason: "the stream changed rate to \(info.samplerate) Hz")
+            }
+            output = UnsafePointer(samples.assumingMemoryBound(to: Float.self))
+            outputFrames = frames
+            if channels != channelCount { try keepTwoChannels(channels: channels, frames: frames) }
+            return true
+        }
+    }
+
+    /// The length of the frame at `start` once it (and the next header, which confirms it) has arrived,
+    /// sliding past anything that is not a frame. Nil until there is enough.
+    private func nextFrameLength() throws(AudioDecoderError) -> Int? {
+        while true {
+            if pending.count - start < 7 + 7 {
+                if start > 0 {
+                    pending.removeFirst(start)
+                    start = 0
+                }
+                let count = buffer.read(into: chunk)
+                if count == 0 {
+                    if buffer.isDrained { hasEnded = true }
+                    return nil
+                }
+                pending.append(contentsOf: UnsafeRawBufferPointer(chunk).prefix(count))
+                continue
+            }
+            if let length = Self.headerLength(pending, at: start) {
+                if pending.count - start < length + 7 {
+                    guard pending.count - start <= Self.searchLimit else { throw notADTS() }
+                    if buffer.isDrained { hasEnded = true; return nil } // the last, cut frame goes
+                    let count = buffer.read(into: chunk)
+                    if count == 0 { return nil }
+                    pending.append(contentsOf: UnsafeRawBufferPointer(chunk).prefix(count))
+                    continue
+                }
+                if Self.headerLength(pending, at: start + length) != nil {
+                    skippedWithoutFrame = 0
+                    return length
+                }
+            }
+            start += 1
+            skippedWithoutFrame += 1
+            if sampleRate == 0 && skippedWithoutFrame > Self.searchLimit { throw notADTS() }
+        }
+    }
+
+    private func notADTS() -> AudioDecoderError {
+        .invalid(path: name, reason: "no AAC (ADTS) frame in the first \(Self.searchLimit >> 10) KiB")
+    }
+
+    /// An ADTS header's frame length, if `bytes[at...]` starts a plausible one.
+    static func headerLength(_ bytes: [UInt8], at index: Int) -> Int? {
+        guard bytes.count - index >= 7, bytes[index] == 0xFF, bytes[index + 1] & 0xF6 == 0xF0 else { return nil }
+        let rateIndex = (bytes[index + 2] >> 2) & 0x0F
+        guard rateIndex < 12 else { return nil }
+        let length = Int(bytes[index + 3] & 0x03) << 11 | Int(bytes[index + 4]) << 3 | Int(bytes[index + 5] >> 5)
+        let headerSize = bytes[index + 1] & 0x01 == 1 ? 7 : 9
+        return length > headerSize ? length : nil
+    }
+
+    private func openDecoder(frame: Int, length: Int) throws(AudioDecoderError) {
+        guard let handle = NeAACDecOpen() else { throw .cannotOpen(path: name, reason: "NeAACDecOpen failed") }
+        let config = NeAACDecGetCurrentConfiguration(handle)!
+        config.pointee.outputFormat = UInt8(FAAD_FMT_FLOAT)
+        config.pointee.downMatrix = 1
+        config.pointee.dontUpSampleImplicitSBR = 0
+        NeAACDecSetConfiguration(handle, config)
+        var rate: UInt = 0
+        var channels: UInt8 = 0
+        let status = pending.withUnsafeMutableBufferPointer {
+            NeAACDecInit(handle, $0.baseAddress! + frame, UInt(length), &rate, &channels)
+        }
+        guard status >= 0 else {
+            NeAACDecClose(handle)
+            throw .invalid(path: name, reason: "the AAC decoder rejected the stream's first frame")
+        }
+        self.handle = handle
+    }
+
+    /// faad2 down-mixes 5.1 to stereo itself; what is left to fold is the first two of any other count.
+    private func keepTwoChannels(channels: Int, frames: Int) throws(AudioDecoderError) {
+        guard channels > channelCount else {
+            throw .unsupported(path: name, reason: "the stream changed from \(channelCount) to \(channels) channels")
+        }
+        let samples = UnsafeMutablePointer(mutating: output!)
+        for index in 0..<frames {
+            samples[index * channelCount] = samples[index * channels]
+            if channelCount == 2 { samples[index * 2 + 1] = samples[index * channels + 1] }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import FoundationEssentials
+
+/// Internet radio: connect, play once the jitter buffer is full, and when the connection ends — the server
+/// closed it, it stalled, the network failed, the bytes were not audio — drop it with its buffer and make a
+/// new one after a capped, jittered backoff. Forever, for as long as the stream is the station.
+extension StationPlayer {
+    func runStream(_ station: StreamStation, generation: Int) async {
+        var attempt = 0
+        while self.generation == generation, !Task.isCancelled {
+            let began = monotonicSeconds()
+            let problem = await connect(station, generation: generation)
+            guard self.generation == generation, !Task.isCancelled else { return }
+            engine.setStream(nil)
+            // A connection that played for a while was a success: the next failure starts the backoff over.
+            attempt = monotonicSeconds() - began > 30 ? 1 : attempt + 1
+            let delay = station.backoff(attempt: attempt, jitter: Double.random(in: 0...1))
+            notice("stream \(station.name): \(problem); reconnecting in \((delay * 10).rounded() / 10) s")
+            if state != .loading(0) { publish(.loading(0)) }
+            try? await Task.sleep(for: .seconds(delay))
+        }
+    }
+
+    /// One attempt: the station's URL, or the entries of its playlist in order until one plays. Returns why
+    /// the attempt ended.
+    private func connect(_ station: StreamStation, generation: Int) async -> String {
+        var candidates = [station.url]
+        var expanded = false
+        var problem = "no stream"
+        var index = 0
+        while index < candidates.count, self.generation == generation {
+            let url = candidates[index]
+            index += 1
+            let (outcome, sounded) = await listen(url, station: station, generation: generation)
+            if case .playlist(let body, let type) = outcome {
+                guard !expanded else {
+                    problem = "\(url): a playlist inside a playlist"
+                    continue
+                }
+                expanded = true
+                do throws(StreamPlaylistError) {
+                    let entries = try StreamPlaylist.entries(body: body, contentType: type, url: url) ?? []
+                    candidates.insert(contentsOf: entries, at: index)
+                    problem = entries.isEmpty ? "\(url): not a playlist" : problem
+                } catch {
+                    problem = "\(error)"
+                }
+                continue
+            }
+            problem = outcome.map { "\($0)" } ?? "cancelled"
+            if sounded { break } // it played: the next attempt starts again from the first entry
+        }
+        return problem
+    }
+
+    /// Plays `url` until its connection ends. The outcome is nil when a newer command took over.
+    private func listen(
+        _ url: String, station: StreamStation, generation: Int
+    ) async -> (outcome: StreamConnection.Outcome?, sounded: Bool) {
+        let connection = StreamConnection(url: url, station: station, onMetadata: { metadata in
+            Task { await self.streamTitle(metadata, generation: generation) }
+        })
+        let http = api.http
+        let transfer = Task { await connection.run(http: http) }
+        engine.setStream(connection)
+        var sounded = false
+        var problem: StreamConnection.Outcome?
+        while problem == nil, !connection.hasFinished.load(ordering: .acquiring) {
+            try? await Task.sleep(for: .milliseconds(200))
+            guard self.generation == generation, !Task.isCancelled else {
+                transfer.cancel()
+                _ = await transfer.value
+                return (nil, sounded)
+            }
+            if let headers = connection.headers, streamInfo?.url != url || streamInfo?.format == nil {
+                adopt(headers, url: url)
+            }
+            if !sounded, connection.isSounding.load(ordering: .acquiring) {
+                sounded = true
+                streamSoundingSince = Date()
+                publish(.playing(streamSpin(station)))
+            }
+            if let failure = connection.failure {
+                problem = .failed(.refused(failure))
+            } else if monotonicSeconds() - connection.buffer.lastArrival > station.stallSeconds {
+                problem = .failed(.timeout("\(url): no data for \(Int(station.stallSeconds)) s"))
+            }
+        }
+        transfer.cancel()
+        let ended = await transfer.value
+        return (problem ?? ended, sounded)
+    }
+
+    private func adopt(_ headers: ICYHeaders, url: String) {
+        var info = streamInfo ?? StreamInfo(url: url)
+        info.url = url
+        info.name = headers.name
+        info.genre = headers.genre
+        info.bitrate = headers.bitrate
+        info.format = headers.format
+        streamInfo = info
+    }
+
+    /// A new `StreamTitle`: into the stream's info and, when playing, the state (so status, log and events see it).
+    private func streamTitle(_ metadata: ICYMetadata, generation: Int) {
+        guard self.generation == generation, var info = streamInfo else { return }
+        info.title = metadata.title
+        info.artist = metadata.artist
+        info.song = metadata.song
+        streamInfo = info
+        if case .playing = state, case .stream(let station)? = playingStation {
+            publish(.playing(streamSpin(station)))
+        }
+    }
+
+    /// The state's spin for a stream: the title it announces, the station's name when it announces none.
+    func streamSpin(_ station: StreamStation) -> Spin {
+        let info = streamInfo
+        let title = info?.song ?? info?.title ?? info?.name ?? station.name
+        return Spin(
+            id: "stream:" + station.name, stationID: station.name, airtime: streamSoundingSince, startingVolume: 1, fades: [],
+            audioBlock: AudioBlock(id: info?.url ?? station.url, title: title, artist: info?.artist ?? "", type: "stream",
+                                   durationMS: 0, endOfMessageMS: 0, downloadURL: nil, album: info?.name))
+    }
+}

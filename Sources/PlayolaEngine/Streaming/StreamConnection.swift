@@ -1,0 +1,142 @@
+import FoundationEssentials
+import Synchronization
+
+/// One HTTP connection to an internet radio stream. On the network thread it takes the ICY headers, strips
+/// the metadata blocks out of the body and queues the audio bytes; the live engine decodes them from
+/// `buffer` on its decode thread; the player watches it (stalls, failures) and makes a new one when it ends.
+public final class StreamConnection: Sendable {
+    public let url: String
+    public let station: StreamStation
+    public let buffer: StreamBuffer
+    /// Set by the engine once the audio sounds (its jitter buffer filled).
+    public let isSounding = Atomic<Bool>(false)
+    /// Set when `run` returns.
+    public let hasFinished = Atomic<Bool>(false)
+    /// Set by the engine when what arrived cannot be played (not audio, a decoder that gave up).
+    private let problem = Mutex<String?>(nil)
+    private let shared = Mutex<Shared>(Shared())
+    private let onMetadata: @Sendable (ICYMetadata) -> Void
+
+    struct Shared {
+        var headers: ICYHeaders?
+        var stripper: ICYMetadataStripper?
+        var playlist: [UInt8]?
+    }
+
+    /// What ended a connection.
+    public enum Outcome: Sendable, Equatable, CustomStringConvertible {
+        /// The server closed the stream.
+        case ended
+        case failed(HTTPError)
+        /// The URL answered with a playlist, not audio: these are its entries' text and type.
+        case playlist(body: String, contentType: String?)
+
+        public var description: String {
+            switch self {
+            case .ended: "the server ended the stream"
+            case .failed(let error): "\(error)"
+            case .playlist: "the URL is a playlist"
+            }
+        }
+    }
+
+    private static let playlistTypes: Set = [
+        "audio/x-scpls", "application/pls+xml", "audio/mpegurl", "audio/x-mpegurl", "application/vnd.apple.mpegurl",
+        "application/x-mpegurl",
+    ]
+    private static let maxPlaylistBytes = 64 << 10
+
+    /// `onMetadata` runs on the network thread for each new `StreamTitle`.
+    public init(url: String, station: StreamStation, bufferBytes: Int = 1 << 20, onMetadata: @escaping @Sendable (ICYMetadata) -> Void) {
+        self.url = url
+        self.station = station
+        buffer = StreamBuffer(capacity: bufferBytes)
+        self.onMetadata = onMetadata
+    }
+
+    /// Receives the stream until the server ends it, the network fails, or the calling task is cancelled.
+    /// The buffer is finished whatever the outcome, so the decoder plays out what came and then ends.
+    public func run(http: HTTPClient) async -> Outcome {
+        defer {
+            buffer.finish()
+            hasFinished.store(true, ordering: .releasing)
+        }
+        let request = HTTPRequest(
+            url: url, headers: ["Icy-MetaData: 1", "Accept: */*"] + station.headers, timeout: 0,
+            stallTimeout: station.stallSeconds)
+        do {
+            _ = try await http.stream(request, onHeaders: { [self] status, headers in
+                receive(headers: headers)
+            }, onBody: { [self] bytes in
+                receive(body: bytes)
+            })
+        } catch {
+            return .failed(error)
+        }
+        let (playlist, headers, midBlock) = shared.withLock { ($0.playlist, $0.headers, $0.stripper?.isMidBlock ?? false) }
+        if let playlist {
+            return .playlist(body: String(decoding: playlist, as: UTF8.self), contentType: headers?.contentType)
+        }
+        if midBlock { return .failed(.truncated("\(url): the stream ended inside a metadata block")) }
+        return .ended
+    }
+
+    /// The ICY headers of the response, once they have arrived.
+    public var headers: ICYHeaders? { shared.withLock { $0.headers } }
+
+    /// Engine side: the decoder the stream's format calls for — `Content-Type` first, then the bytes.
+    /// Nil until enough has arrived to tell.
+    public func makeDecoder() throws(AudioDecoderError) -> (any StreamDecoder)? {
+        let declared = shared.withLock { $0.headers?.format }
+        if let declared { return try openStreamDecoder(declared, buffer: buffer, name: url) }
+        let head = buffer.peek(4)
+        guard head.count == 4 else {
+            if buffer.hasEnded { throw .invalid(path: url, reason: "the stream ended before any audio") }
+            return nil
+        }
+        guard let format = StreamFormat.sniff(head) else {
+            let type = headers?.contentType.map { " (Content-Type \($0))" } ?? ""
+            throw .unknownFormat(path: url + type)
+        }
+        return try openStreamDecoder(format, buffer: buffer, name: url)
+    }
+
+    /// Engine side: what arrived cannot be played; the player drops the connection and makes another.
+    public func fail(_ reason: String) { problem.withLock { if $0 == nil { $0 = reason } } }
+    public var failure: String? { problem.withLock { $0 } }
+
+    // MARK: network thread
+
+    private func receive(headers fields: [(name: String, value: String)]) -> String? {
+        do throws(ICYError) {
+            let headers = try ICYHeaders(fields)
+            let isPlaylist = headers.contentType.map { Self.playlistTypes.contains($0) } ?? false
+            let stripper = isPlaylist ? nil : try headers.metaint.map { metaint throws(ICYError) in try ICYMetadataStripper(metaint: metaint) }
+            shared.withLock {
+                $0.headers = headers
+                $0.stripper = stripper
+                $0.playlist = isPlaylist ? [] : nil
+            }
+            return nil
+        } catch {
+            return "\(url): \(error)"
+        }
+    }
+
+    private func receive(body bytes: UnsafeRawBufferPointer) -> Bool {
+        let buffer = self.buffer
+        let (changes, keepGoing): ([ICYMetadata], Bool) = shared.withLock { shared in
+            if shared.playlist != nil {
+                shared.playlist!.append(contentsOf: bytes)
+                return ([], shared.playlist!.count <= Self.maxPlaylistBytes)
+            }
+            guard shared.stripper != nil else {
+                buffer.append(bytes)
+                return ([], true)
+            }
+            return (shared.stripper!.consume(bytes) { audio in buffer.append(audio) }, true)
+        }
+        for change in changes { onMetadata(change) }
+        return keepGoing
+    }
+}
