@@ -64,13 +64,15 @@ extension StationPlayer {
         engine.setStream(connection)
         var sounded = false
         var problem: StreamConnection.Outcome?
-        while problem == nil, !connection.hasFinished.load(ordering: .acquiring) {
+        while problem == nil {
             try? await Task.sleep(for: .milliseconds(200))
             guard self.generation == generation, !Task.isCancelled else {
                 transfer.cancel()
                 _ = await transfer.value
                 return (nil, sounded)
             }
+            // The connection's own ending says more than what the decoder made of the bytes it left.
+            if connection.hasFinished.load(ordering: .acquiring) { break }
             if let headers = connection.headers, streamInfo?.url != url || streamInfo?.format == nil {
                 adopt(headers, url: url)
             }
@@ -85,9 +87,14 @@ extension StationPlayer {
                 problem = .failed(.timeout("\(url): no data for \(Int(station.stallSeconds)) s"))
             }
         }
-        transfer.cancel()
+        if let problem {
+            transfer.cancel()
+            _ = await transfer.value
+            return (problem, sounded)
+        }
         let ended = await transfer.value
-        return (problem ?? ended, sounded)
+        if ended == .ended, let failure = connection.failure { return (.failed(.refused(failure)), sounded) }
+        return (ended, sounded)
     }
 
     private func adopt(_ headers: ICYHeaders, url: String) {

@@ -19,7 +19,7 @@ public final class ADTSStreamDecoder: StreamDecoder {
     private var outputFrames = 0
     private var skippedWithoutFrame = 0
     private var failedInARow = 0
-    private static let searchLimit = 256 << 10
+    private static let searchLimit = 64 << 10
 
     public init(buffer: StreamBuffer, name: String) throws(AudioDecoderError) {
         self.buffer = buffer

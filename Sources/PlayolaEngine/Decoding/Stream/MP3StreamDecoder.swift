@@ -13,7 +13,7 @@ public final class MP3StreamDecoder: StreamDecoder {
     private let input: UnsafeMutableRawBufferPointer
     /// Bytes fed since the format was last unknown: without a frame in this many, the stream is not MP3.
     private var fedWithoutFormat = 0
-    private static let formatSearchLimit = 256 << 10
+    private static let formatSearchLimit = 64 << 10
 
     public init(buffer: StreamBuffer, name: String) throws(AudioDecoderError) {
         self.buffer = buffer

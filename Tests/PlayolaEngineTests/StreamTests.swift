@@ -1,0 +1,253 @@
+import Foundation
+import PlayolaEngine
+import Synchronization
+import XCTest
+
+/// Issue 7: internet radio streams play through the same mixer, show their ICY titles, and survive a
+/// half-open connection, a dead server, garbage and broken metadata by reconnecting by themselves.
+/// Against the tests' own fault-injecting server (`Tests/Support/stream_server.py`).
+final class StreamTests: XCTestCase {
+    final class Record: Sendable {
+        let states = Mutex<[PlayerState]>([])
+        let notices = Mutex<[String]>([])
+
+        var titles: [String] {
+            states.withLock { states in
+                var titles: [String] = []
+                for case .playing(let spin) in states where titles.last != spin.audioBlock.title { titles.append(spin.audioBlock.title) }
+                return titles
+            }
+        }
+    }
+
+    struct Rig {
+        let card: HotplugTests.Card
+        let player: StationPlayer
+        let engine: LiveEngine
+        let record: Record
+    }
+
+    static func mp3Mount() throws -> StreamServer.Mount {
+        StreamServer.Mount(path: "/tone.mp3", file: try Fixtures.tone(600, seconds: 60, rate: 44100, codec: .mp3), contentType: "audio/mpeg", seconds: 60)
+    }
+
+    static func aacMount() throws -> StreamServer.Mount {
+        StreamServer.Mount(path: "/tone.aac", file: try Fixtures.tone(900, seconds: 60, rate: 48000, codec: .aac), contentType: "audio/aac", seconds: 60)
+    }
+
+    func rig() throws -> Rig {
+        let card = HotplugTests.Card()
+        let record = Record()
+        let http = HTTPClient()
+        let clock = ServerCorrectedClock()
+        let playerBox = Mutex<StationPlayer?>(nil)
+        let engine = LiveEngine(mixRate: 48000, openSink: card.open, clock: clock, probeInterval: 0.5, onDevice: { event in
+            guard let player = playerBox.withLock({ $0 }) else { return }
+            Task {
+                switch event {
+                case .opened: await player.outputBack()
+                case .lost, .waiting: await player.outputLost()
+                case .closedIdle: break
+                }
+            }
+        })
+        let cache = try AudioCache(directory: Fixtures.temporaryDirectory("stream"), budgetBytes: 16 << 20)
+        let player = StationPlayer(api: PlayolaAPI(baseURL: "http://127.0.0.1:9", http: http),
+                                   downloader: AudioDownloader(http: http, cache: cache), engine: engine, clock: clock)
+        playerBox.withLock { $0 = player }
+        Task {
+            for await event in player.events {
+                switch event {
+                case .state(let state): record.states.withLock { $0.append(state) }
+                case .notice(let text): record.notices.withLock { $0.append(text) }
+                }
+            }
+        }
+        engine.start()
+        addTeardownBlock {
+            await player.stop()
+            engine.shutdown()
+        }
+        return Rig(card: card, player: player, engine: engine, record: record)
+    }
+
+    /// The tone's amplitude in each 10 ms window of what the card played, from `from` seconds on.
+    func levels(_ rig: Rig, _ frequency: Double, from: Double = 0) -> [Double] {
+        guard let samples = rig.card.audio?.left else { return [] }
+        let analysis = SignalAnalysis(samples: samples, rate: 48000)
+        return stride(from: Int(from * 48000), to: samples.count - 480, by: 480).map { analysis.amplitude(of: frequency, windowStart: $0) }
+    }
+
+    func waitUntil(_ seconds: Double, _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return try await condition()
+    }
+
+    func isPlaying(_ player: StationPlayer) async -> Bool {
+        if case .playing = await player.state { return true }
+        return false
+    }
+
+    /// Plays `mount` of a fresh server for `seconds` and checks the tone is there from start to end, unbroken.
+    func assertPlaysContinuously(_ mount: StreamServer.Mount, frequency: Double, seconds: Double = 7) async throws {
+        let titles = ["Artist One - Song One", "Artist Two - Song Two", "Artist Three - Song Three"]
+        let server = try StreamServer(mounts: [mount], titles: titles, titleSeconds: 2)
+        let rig = try rig()
+        await rig.player.play(stream: StreamStation(name: "test", url: server.url(mount.path)))
+        let started = Date()
+        let playing = try await waitUntil(5) { await self.isPlaying(rig.player) }
+        XCTAssertTrue(playing, "playing within 5 s")
+        print("\(mount.path): playing \(Date().timeIntervalSince(started)) s after play")
+        try await Task.sleep(for: .seconds(seconds))
+        let levels = levels(rig, frequency)
+        guard let first = levels.firstIndex(where: { $0 > 0.2 }) else { return XCTFail("the \(Int(frequency)) Hz tone never sounded") }
+        // Past the 20 ms ramp-in, every window until the last holds the tone at its level: no gap, no dropout.
+        let steady = levels[(first + 3)...].dropLast(2)
+        XCTAssertGreaterThan(steady.count, Int(seconds * 100) - 100, "seconds of audio")
+        XCTAssertGreaterThan(steady.min() ?? 0, 0.2, "the tone never drops out (amplitude \(Fixtures.amplitude))")
+        XCTAssertLessThan(steady.max() ?? 1, 0.3)
+        let samples = rig.card.audio!.left
+        let click = SignalAnalysis(samples: samples, rate: 48000).largestThirdDifference(in: (first * 480)..<(samples.count - 480))
+        XCTAssertLessThan(click.value, 0.012, "no click, from the ramp-in on")
+        // The titles the server sent, in its order (it rotates every 2 s, starting at the first).
+        let seen = rig.record.titles.filter { $0.hasPrefix("Song") }
+        XCTAssertGreaterThanOrEqual(seen.count, 3, "\(seen)")
+        let expected = (0..<seen.count).map { titles[($0 + (titles.firstIndex { $0.hasSuffix(seen.first ?? "") } ?? 0)) % titles.count] }
+        XCTAssertEqual(seen, expected.map { String($0.split(separator: " - ")[1]) })
+        let info = await rig.player.streamInfo
+        XCTAssertEqual(info?.name, "Playola Test Stream")
+        XCTAssertNotNil(info?.bitrate)
+        if case .playing(let spin) = await rig.player.state {
+            XCTAssertTrue(spin.audioBlock.artist.hasPrefix("Artist"), "artist split from the title: \(spin.audioBlock.artist)")
+        }
+    }
+
+    func testAnMP3StreamPlaysWithItsTitlesInOrder() async throws {
+        try await assertPlaysContinuously(try Self.mp3Mount(), frequency: 600)
+    }
+
+    func testAnAACStreamPlaysWithItsTitlesInOrder() async throws {
+        try await assertPlaysContinuously(try Self.aacMount(), frequency: 900)
+    }
+
+    /// Headers, then silence on an open socket: a stall within 10 s, then a new connection that plays.
+    func testAHalfOpenConnectionIsDetectedWithinTenSecondsAndReconnected() async throws {
+        let mount = try Self.mp3Mount()
+        let server = try StreamServer(mounts: [mount])
+        try server.fault([["mode": "halfopen"]])
+        let rig = try rig()
+        await rig.player.play(stream: StreamStation(name: "test", url: server.url(mount.path)))
+        let playing = try await waitUntil(15) { await self.isPlaying(rig.player) }
+        XCTAssertTrue(playing)
+        let requests = try server.requests()
+        XCTAssertGreaterThanOrEqual(requests.count, 2)
+        guard requests.count >= 2, let first = requests[0]["t"] as? Double, let closed = requests[0]["closed"] as? Double,
+              let second = requests[1]["t"] as? Double else { return XCTFail("\(requests)") }
+        XCTAssertEqual(requests[0]["fault"] as? String, "halfopen")
+        print("half-open connection dropped after \(closed - first) s, a new one made after \(second - first) s")
+        XCTAssertLessThan(closed - first, 10, "detected within 10 s")
+        XCTAssertLessThan(second - closed, 1.5, "reconnected after the first backoff step (1 s ± 20 %)")
+        XCTAssertTrue(rig.record.notices.withLock { $0 }.contains { $0.contains("no data for 8 s") }, "\(rig.record.notices.withLock { $0 })")
+        try await Task.sleep(for: .seconds(1))
+        XCTAssertGreaterThan(levels(rig, 600).suffix(50).min() ?? 0, 0.2, "the new connection plays")
+    }
+
+    /// Garbage, then a metadata block that claims more than the server sends, then a refused connection and
+    /// a 503: each is named, none crashes, and the player reconnects until the stream plays.
+    func testGarbageBrokenMetadataAndRefusalsAreNamedAndReconnected() async throws {
+        let mount = try Self.mp3Mount()
+        let server = try StreamServer(mounts: [mount])
+        try server.fault([["mode": "garbage"], ["mode": "badmeta"], ["mode": "refuse"], ["mode": "http_error", "status": 503]])
+        let rig = try rig()
+        var station = StreamStation(name: "test", url: server.url(mount.path))
+        station.maximumBackoff = 2 // keeps the test short; the doubling itself is tested below
+        await rig.player.play(stream: station)
+        let playing = try await waitUntil(30) { 
+            let playing = await self.isPlaying(rig.player)
+            return try playing && server.requests().count >= 5
+        }
+        XCTAssertTrue(playing)
+        let notices = rig.record.notices.withLock { $0 }
+        print(notices.joined(separator: "\n"))
+        XCTAssertTrue(notices.contains { $0.contains("no MPEG audio frame") }, "garbage is named")
+        XCTAssertTrue(notices.contains { $0.contains("inside a metadata block") }, "the cut metadata block is named")
+        XCTAssertTrue(notices.contains { $0.contains("HTTP 503") }, "the 503 is named")
+        XCTAssertEqual(try server.requests().map { $0["fault"] as? String ?? "none" }.prefix(4), ["garbage", "badmeta", "refuse", "http_error"])
+        try await Task.sleep(for: .seconds(1))
+        XCTAssertGreaterThan(levels(rig, 600).suffix(50).min() ?? 0, 0.2, "the stream plays in the end")
+    }
+
+    /// The server dies; 30 s later it is back: playback resumes by itself, with backoff in between
+    /// (not a connection attempt per tick).
+    func testTheServerKilledAndRestartedThirtySecondsLaterResumesByItself() async throws {
+        let mount = try Self.mp3Mount()
+        let server = try StreamServer(mounts: [mount])
+        let rig = try rig()
+        await rig.player.play(stream: StreamStation(name: "test", url: server.url(mount.path)))
+        let playing = try await waitUntil(5) { await self.isPlaying(rig.player) }
+        XCTAssertTrue(playing)
+        server.stop()
+        let lost = try await waitUntil(5) { if case .loading = await rig.player.state { true } else { false } }
+        XCTAssertTrue(lost, "reconnecting shows as loading")
+        try await Task.sleep(for: .seconds(30))
+        let attempts = rig.record.notices.withLock { $0 }.filter { $0.contains("reconnecting in") }
+        print("while the server was away: \(attempts.count) attempts\n" + attempts.joined(separator: "\n"))
+        XCTAssertGreaterThanOrEqual(attempts.count, 3, "it keeps trying")
+        XCTAssertLessThanOrEqual(attempts.count, 7, "with a backoff: 1, 2, 4, 8, 16 s …")
+        try server.start()
+        let back = Date()
+        let resumed = try await waitUntil(40) { await self.isPlaying(rig.player) }
+        XCTAssertTrue(resumed)
+        print("resumed \(Date().timeIntervalSince(back)) s after the server came back")
+        try await Task.sleep(for: .seconds(1))
+        XCTAssertGreaterThan(levels(rig, 600).suffix(50).min() ?? 0, 0.2)
+    }
+
+    /// A `.pls` whose first entry is dead: the next one plays.
+    func testAPlaylistIsResolvedAndItsEntriesTriedInOrder() async throws {
+        let mount = try Self.mp3Mount()
+        let server = try StreamServer(mounts: [mount])
+        let rig = try rig()
+        await rig.player.play(stream: StreamStation(name: "test", url: server.url("/playlist.pls")))
+        let playing = try await waitUntil(10) { await self.isPlaying(rig.player) }
+        XCTAssertTrue(playing)
+        XCTAssertEqual(try server.requests().compactMap { $0["path"] as? String }.prefix(2), ["/playlist.pls", "/tone.mp3"])
+        let info = await rig.player.streamInfo
+        XCTAssertEqual(info?.url, server.url("/tone.mp3"))
+    }
+
+    /// The device goes away mid-stream: the connection and its buffer are dropped; when it is back, a fresh
+    /// connection plays (live), not the stale buffer.
+    func testTheDeviceGoingAwayDropsTheStreamAndAFreshConnectionPlaysOnReturn() async throws {
+        let mount = try Self.mp3Mount()
+        let server = try StreamServer(mounts: [mount])
+        let rig = try rig()
+        await rig.player.play(stream: StreamStation(name: "test", url: server.url(mount.path)))
+        let playing = try await waitUntil(5) { await self.isPlaying(rig.player) }
+        XCTAssertTrue(playing)
+        rig.card.fault.withLock { $0 = .unplugged }
+        let paused = try await waitUntil(3) { if case .paused(_, .deviceLost) = await rig.player.state { true } else { false } }
+        XCTAssertTrue(paused)
+        try await Task.sleep(for: .seconds(1))
+        let closed = try server.requests().allSatisfy { !($0["closed"] is NSNull) && $0["closed"] != nil }
+        XCTAssertTrue(closed, "no connection is kept while the device is away")
+        let before = try server.requests().count
+        rig.card.fault.withLock { $0 = .none }
+        let resumed = try await waitUntil(5) { await self.isPlaying(rig.player) }
+        XCTAssertTrue(resumed)
+        XCTAssertEqual(try server.requests().count, before + 1, "one fresh connection")
+        try await Task.sleep(for: .seconds(1))
+        XCTAssertGreaterThan(levels(rig, 600).suffix(50).min() ?? 0, 0.2)
+    }
+
+    func testTheBackoffDoublesFromOneSecondToSixtyWithJitter() {
+        let station = StreamStation(name: "s", url: "http://x")
+        XCTAssertEqual((1...8).map { station.backoff(attempt: $0, jitter: 0.5) }, [1, 2, 4, 8, 16, 32, 60, 60])
+        XCTAssertEqual(station.backoff(attempt: 1, jitter: 0), 0.8, accuracy: 1e-9)
+        XCTAssertEqual(station.backoff(attempt: 100, jitter: 1), 72, accuracy: 1e-9)
+    }
+}
