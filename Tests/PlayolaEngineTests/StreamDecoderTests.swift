@@ -1,0 +1,103 @@
+import Foundation
+import PlayolaEngine
+import XCTest
+
+/// The stream decoders on their own: bytes arrive in pieces of any size, after junk or mid-frame, and
+/// the audio that comes out is the same; bytes that are not audio are named, not played.
+final class StreamDecoderTests: XCTestCase {
+    /// Decodes `bytes` arriving in pieces of `pieces` sizes (cycled), reading between arrivals as a live
+    /// decode thread does. Returns the left channel.
+    func decode(_ bytes: [UInt8], format: StreamFormat, pieces: [Int]) throws -> (samples: [Float], rate: Int) {
+        let buffer = StreamBuffer()
+        let decoder = try openStreamDecoder(format, buffer: buffer, name: "test")
+        var offset = 0
+        var piece = 0
+        var left: [Float] = []
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: 4096 * 2)
+        defer { output.deallocate() }
+        while !decoder.hasEnded {
+            if offset < bytes.count {
+                let count = min(pieces[piece % pieces.count], bytes.count - offset)
+                bytes[offset..<offset + count].withUnsafeBytes { buffer.append($0) }
+                offset += count
+                piece += 1
+                if offset == bytes.count { buffer.finish() }
+            }
+            guard try decoder.prepare() else { continue }
+            while true {
+                let frames = try decoder.read(into: output, maxFrames: 4096)
+                if frames == 0 { break }
+                for frame in 0..<frames { left.append(output[frame * decoder.channelCount]) }
+            }
+        }
+        return (left, decoder.sampleRate)
+    }
+
+    func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+    func assertTone(_ samples: [Float], rate: Int, frequency: Double, file: StaticString = #filePath, line: UInt = #line) {
+        let analysis = SignalAnalysis(samples: samples, rate: Double(rate))
+        let window = rate / 100
+        let levels = stride(from: rate / 10, to: samples.count - rate / 10, by: window).map { analysis.amplitude(of: frequency, windowStart: $0) }
+        XCTAssertGreaterThan(levels.count, 100, file: file, line: line)
+        XCTAssertEqual(levels.min() ?? 0, Fixtures.amplitude, accuracy: 0.02, file: file, line: line)
+        XCTAssertEqual(levels.max() ?? 0, Fixtures.amplitude, accuracy: 0.02, file: file, line: line)
+    }
+
+    func testMP3PiecesOfAnySizeDecodeToTheSameSamples() throws {
+        let mp3 = try bytes(try Fixtures.tone(600, seconds: 3, rate: 44100, codec: .mp3))
+        let whole = try decode(mp3, format: .mp3, pieces: [mp3.count])
+        let pieces = try decode(mp3, format: .mp3, pieces: [1, 7, 417, 3, 1500, 2, 99, 4096])
+        XCTAssertEqual(whole.rate, 44100)
+        XCTAssertEqual(whole.samples.count, pieces.samples.count)
+        XCTAssertEqual(whole.samples, pieces.samples, "bit-identical whatever the pieces")
+        assertTone(whole.samples, rate: whole.rate, frequency: 600)
+    }
+
+    func testAACPiecesOfAnySizeDecodeToTheSameSamples() throws {
+        let aac = try bytes(try Fixtures.tone(900, seconds: 3, rate: 48000, codec: .aac))
+        let whole = try decode(aac, format: .aac, pieces: [aac.count])
+        let pieces = try decode(aac, format: .aac, pieces: [1, 7, 417, 3, 1500, 2, 99, 4096])
+        XCTAssertEqual(whole.rate, 48000)
+        XCTAssertEqual(whole.samples, pieces.samples, "bit-identical whatever the pieces")
+        assertTone(whole.samples, rate: whole.rate, frequency: 900)
+    }
+
+    /// A listener joins a broadcast mid-frame, after junk: both decoders find the next frame and play on.
+    func testJoiningMidFrameAfterJunkResyncs() throws {
+        var generator = SystemRandomNumberGenerator()
+        let junk = (0..<3000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let mp3 = try bytes(try Fixtures.tone(600, seconds: 3, rate: 44100, codec: .mp3))
+        let mp3Joined = try decode(junk + mp3.dropFirst(1234), format: .mp3, pieces: [333])
+        assertTone(mp3Joined.samples, rate: mp3Joined.rate, frequency: 600)
+        let aac = try bytes(try Fixtures.tone(900, seconds: 3, rate: 48000, codec: .aac))
+        let aacJoined = try decode(junk + aac.dropFirst(1234), format: .aac, pieces: [333])
+        assertTone(aacJoined.samples, rate: aacJoined.rate, frequency: 900)
+        let whole = try decode(aac, format: .aac, pieces: [4096])
+        XCTAssertGreaterThan(aacJoined.samples.count, whole.samples.count - 48000 / 10, "only the cut frames are lost")
+    }
+
+    func testBytesThatAreNotAudioAreNamed() throws {
+        var generator = SystemRandomNumberGenerator()
+        let noise = (0..<(200 << 10)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        XCTAssertThrowsError(try decode(noise, format: .mp3, pieces: [8192])) { error in
+            XCTAssertTrue("\(error)".contains("no MPEG audio frame in the first 64 KiB"), "\(error)")
+        }
+        XCTAssertThrowsError(try decode(noise, format: .aac, pieces: [8192])) { error in
+            XCTAssertTrue("\(error)".contains("no AAC (ADTS) frame in the first 64 KiB"), "\(error)")
+        }
+        XCTAssertThrowsError(try decode(Array("<html>not a stream</html>".utf8), format: .ogg, pieces: [10])) { error in
+            XCTAssertTrue("\(error)".contains("Ogg streams are not supported"), "\(error)")
+        }
+    }
+
+    /// The buffer between the network and the decoder is bounded: a consumer that stopped loses the
+    /// oldest bytes, never memory without end.
+    func testTheStreamBufferKeepsTheNewestBytesWithinItsCapacity() {
+        let buffer = StreamBuffer(capacity: 1000)
+        for value in 0..<30 { [UInt8](repeating: UInt8(value), count: 100).withUnsafeBytes { buffer.append($0) } }
+        XCTAssertEqual(buffer.available, 1000)
+        XCTAssertEqual(buffer.bytesDropped, 2000)
+        XCTAssertEqual(buffer.peek(1), [20], "the oldest left is the 21st piece")
+    }
+}
