@@ -40,7 +40,7 @@ final class ServiceTests: XCTestCase {
             """.write(toFile: folder + "/asound.conf", atomically: true, encoding: .utf8)
         }
 
-        var gpioSection = ""
+        var extraSections = ""
 
         func writeConfig(volume: Int) throws {
             try """
@@ -64,7 +64,7 @@ final class ServiceTests: XCTestCase {
             [station high]
             type = local
             path = \(folder)/high
-            \(gpioSection)
+            \(extraSections)
             """.write(toFile: config, atomically: true, encoding: .utf8)
         }
 
@@ -234,7 +234,7 @@ final class ServiceTests: XCTestCase {
     func testButtonsFromTheFakeLineSourceDriveTheRunningService() throws {
         let service = try Service()
         let fifo = service.folder + "/gpio.fifo"
-        service.gpioSection = """
+        service.extraSections = """
             [gpio]
             chip = fake:\(fifo)
             next_station = GPIO17
@@ -289,6 +289,61 @@ final class ServiceTests: XCTestCase {
         XCTAssertLessThan(largest, 0.01, "the volume step ramps: no click")
         press("GPIO5")
         try waitUntil("volume up") { (try? service.status()["volume"] as? Int) == 80 }
+    }
+
+    /// Issue 7: a `type = stream` station in the INI plays, with its INI header sent, and `playola status`
+    /// shows the ICY titles as they change.
+    func testAStreamStationPlaysAndItsTitlesShowInStatus() throws {
+        let service = try Service()
+        let mp3 = service.folder + "/radio.mp3"
+        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "aevalsrc=0.5*sin(2*PI*700*t)|0.5*sin(2*PI*700*t):s=44100:d=40",
+                               "-c:a", "libmp3lame", "-b:a", "128k", mp3])
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Support/stream_server.py").path
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", script, "--port", "0", "--exit-on-stdin-eof", "--mount", "/radio.mp3=\(mp3):audio/mpeg:16000",
+                            "--titles", "The Band - A Tune|Other Band - Another Song", "--title-seconds", "1.5"]
+        let output = Pipe()
+        let lifeline = Pipe()
+        server.standardOutput = output
+        server.standardInput = lifeline
+        try server.run()
+        defer {
+            server.terminate()
+            try? lifeline.fileHandleForWriting.close()
+        }
+        let ready = try JSONSerialization.jsonObject(with: output.fileHandleForReading.availableData) as? [String: Any]
+        let port = try XCTUnwrap(ready?["port"] as? Int)
+        service.extraSections = """
+            [station radio]
+            type = stream
+            url = http://127.0.0.1:\(port)/radio.mp3
+            header = X-Playola-Test: yes
+            """
+        try service.writeConfig(volume: 80)
+        try service.start()
+        defer { service.stopProcess() }
+        try service.client("play", "radio")
+        try waitUntil("the stream plays", timeout: 8) { service.amplitude(700) > 0.05 && service.amplitude(400) < 0.005 }
+        var titles: [String] = []
+        try waitUntil("both titles show in status", timeout: 8) {
+            let status = try service.status()
+            if let title = (status["spin"] as? [String: Any])?["title"] as? String, titles.last != title { titles.append(title) }
+            return Set(titles) == ["A Tune", "Another Song"]
+        }
+        let status = try service.status()
+        XCTAssertEqual(status["state"] as? String, "playing")
+        XCTAssertEqual(status["station"] as? String, "radio")
+        let stream = try XCTUnwrap(status["stream"] as? [String: Any])
+        XCTAssertEqual(stream["name"] as? String, "Playola Test Stream")
+        XCTAssertEqual(stream["format"] as? String, "mp3")
+        XCTAssertTrue((stream["title"] as? String)?.contains(" - ") ?? false)
+        // The request carried the INI's header and asked for ICY metadata.
+        let requests = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(string: "http://127.0.0.1:\(port)/_requests")!)) as? [[String: Any]]
+        let headers = try XCTUnwrap(requests?.first?["headers"] as? [String: Any])
+        XCTAssertEqual(headers["x-playola-test"] as? String, "yes")
+        XCTAssertEqual(headers["icy-metadata"] as? String, "1")
     }
 
     func waitUntil(_ what: String, timeout: Double = 6, _ condition: () throws -> Bool) throws {
