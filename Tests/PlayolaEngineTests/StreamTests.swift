@@ -228,17 +228,48 @@ final class StreamTests: XCTestCase {
         XCTAssertGreaterThan(levels(rig, 600).suffix(50).min() ?? 0, 0.2)
     }
 
-    /// A `.pls` whose first entry is dead: the next one plays.
+    /// A `.pls`, `.m3u` or `.m3u8` whose first entry is dead: the next one plays.
     func testAPlaylistIsResolvedAndItsEntriesTriedInOrder() async throws {
         let mount = try Self.mp3Mount()
         let server = try StreamServer(mounts: [mount])
+        for playlist in ["/playlist.pls", "/playlist.m3u", "/playlist.m3u8"] {
+            _ = try server.control("DELETE", "/_requests")
+            let rig = try rig()
+            await rig.player.play(stream: StreamStation(name: "test", url: server.url(playlist)))
+            let playing = try await waitUntil(10) { await self.isPlaying(rig.player) }
+            XCTAssertTrue(playing, playlist)
+            XCTAssertEqual(try server.requests().compactMap { $0["path"] as? String }.prefix(2), [playlist, "/tone.mp3"])
+            let info = await rig.player.streamInfo
+            XCTAssertEqual(info?.url, server.url("/tone.mp3"))
+            await rig.player.stop()
+        }
+    }
+
+    /// The connection stalls mid-play: the jitter buffer plays out, the output goes quiet (no stale or
+    /// broken audio), and after 8 s without a byte a new connection plays again.
+    func testAStallMidPlayDrainsTheBufferToSilenceThenReconnects() async throws {
+        let mount = try Self.mp3Mount()
+        let server = try StreamServer(mounts: [mount])
+        try server.fault([["mode": "stall_after", "bytes": mount.bytesPerSecond * 4]])
         let rig = try rig()
-        await rig.player.play(stream: StreamStation(name: "test", url: server.url("/playlist.pls")))
-        let playing = try await waitUntil(10) { await self.isPlaying(rig.player) }
+        var station = StreamStation(name: "test", url: server.url(mount.path))
+        station.headers = ["X-Playola-Test: stall"]
+        await rig.player.play(stream: station)
+        let playing = try await waitUntil(5) { await self.isPlaying(rig.player) }
         XCTAssertTrue(playing)
-        XCTAssertEqual(try server.requests().compactMap { $0["path"] as? String }.prefix(2), ["/playlist.pls", "/tone.mp3"])
-        let info = await rig.player.streamInfo
-        XCTAssertEqual(info?.url, server.url("/tone.mp3"))
+        let reconnected = try await waitUntil(20) { try server.requests().count >= 2 }
+        XCTAssertTrue(reconnected)
+        try await Task.sleep(for: .seconds(3))
+        let levels = levels(rig, 600)
+        guard let start = levels.firstIndex(where: { $0 > 0.2 }),
+              let quiet = levels[start...].firstIndex(where: { $0 < 0.01 }),
+              let again = levels[quiet...].firstIndex(where: { $0 > 0.2 }) else { return XCTFail("tone, silence, tone: \(levels.count) windows") }
+        print("played \(Double(quiet - start) / 100) s, silent \(Double(again - quiet) / 100) s, then played again")
+        XCTAssertEqual(Double(quiet - start) / 100, 4, accuracy: 0.5, "the 4 s that arrived played out (burst included)")
+        XCTAssertLessThan(levels[quiet..<(again - 2)].max() ?? 1, 0.01, "silence while stalled: nothing stale, nothing broken")
+        XCTAssertGreaterThan(levels[(again + 3)...].dropLast(2).min() ?? 0, 0.2, "the new connection plays unbroken")
+        let headers = try server.requests().compactMap { $0["headers"] as? [String: Any] }
+        XCTAssertEqual(headers.map { $0["x-playola-test"] as? String }, ["stall", "stall"], "custom headers on every connection")
     }
 
     /// The device goes away mid-stream: the connection and its buffer are dropped; when it is back, a fresh
