@@ -219,11 +219,15 @@ final class StreamTests: XCTestCase {
         print("while the server was away: \(attempts.count) attempts\n" + attempts.joined(separator: "\n"))
         XCTAssertGreaterThanOrEqual(attempts.count, 3, "it keeps trying")
         XCTAssertLessThanOrEqual(attempts.count, 7, "with a backoff: 1, 2, 4, 8, 16 s …")
+        let problem = await rig.player.streamInfo?.problem
+        XCTAssertNotNil(problem, "status says why it is reconnecting")
         try server.start()
         let back = Date()
         let resumed = try await waitUntil(40) { await self.isPlaying(rig.player) }
         XCTAssertTrue(resumed)
         print("resumed \(Date().timeIntervalSince(back)) s after the server came back")
+        let cleared = await rig.player.streamInfo?.problem
+        XCTAssertNil(cleared)
         try await Task.sleep(for: .seconds(1))
         XCTAssertGreaterThan(levels(rig, 600).suffix(50).min() ?? 0, 0.2)
     }

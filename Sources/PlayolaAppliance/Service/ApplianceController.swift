@@ -220,6 +220,8 @@ struct StatusReport: Codable, Sendable {
         var bitrate: Int?
         var format: String?
         var title: String?
+        /// Why the last connection ended, while reconnecting.
+        var problem: String?
 
         init(_ info: StreamInfo) {
             url = info.url
@@ -228,6 +230,7 @@ struct StatusReport: Codable, Sendable {
             bitrate = info.bitrate
             format = info.format?.rawValue
             title = info.title
+            problem = info.problem
         }
     }
 

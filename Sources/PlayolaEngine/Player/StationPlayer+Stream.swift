@@ -15,6 +15,7 @@ extension StationPlayer {
             attempt = monotonicSeconds() - began > 30 ? 1 : attempt + 1
             let delay = station.backoff(attempt: attempt, jitter: Double.random(in: 0...1))
             notice("stream \(station.name): \(problem); reconnecting in \((delay * 10).rounded() / 10) s")
+            streamInfo?.problem = problem
             if state != .loading(0) { publish(.loading(0)) }
             try? await Task.sleep(for: .seconds(delay))
         }
@@ -79,6 +80,7 @@ extension StationPlayer {
             if !sounded, connection.isSounding.load(ordering: .acquiring) {
                 sounded = true
                 streamSoundingSince = Date()
+                streamInfo?.problem = nil
                 publish(.playing(streamSpin(station)))
             }
             if let failure = connection.failure {

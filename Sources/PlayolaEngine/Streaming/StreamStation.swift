@@ -41,4 +41,6 @@ public struct StreamInfo: Sendable, Equatable {
     public var title: String?
     public var artist: String?
     public var song: String?
+    /// Why the last connection ended, while the next one is awaited (nil once it plays).
+    public var problem: String?
 }
