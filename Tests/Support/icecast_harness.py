@@ -307,8 +307,10 @@ def main():
     if args.exit_on_stdin_eof:
         def exit_with_parent():
             # The test process holds our stdin open; when it ends (even by a crash), we end too.
+            # os.read, not sys.stdin: a daemon thread blocked in a buffered read holds its lock, and
+            # the interpreter aborts at exit ("could not acquire lock for <stdin>").
             try:
-                while sys.stdin.buffer.read(4096):
+                while os.read(0, 4096):
                     pass
             finally:
                 harness.stop.set()
