@@ -99,6 +99,8 @@ expect_file /usr/bin/playola -rwxr-xr-x
 expect_file /etc/playola.ini -rw-r--r--
 expect_file /usr/lib/systemd/system/playola.service -rw-r--r--
 expect_file /usr/lib/systemd/system/var-cache-playola.mount -rw-r--r--
+expect_file /usr/lib/systemd/system/playola-poweroff.path -rw-r--r--
+expect_file /usr/lib/systemd/system/playola-poweroff.service -rw-r--r--
 expect_file /usr/lib/modules-load.d/playola.conf -rw-r--r--
 for media in demo/media/*; do
     [[ -f $media ]] && expect_file "/usr/share/playola/demo/${media##*/}" -rw-r--r--
@@ -140,10 +142,12 @@ mkdir -p "$verify_root/usr/lib/systemd/system" "$verify_root/bin"
 cp -a /lib/systemd/system/. "$verify_root/usr/lib/systemd/system/"
 cp -a "$work/root/." "$verify_root/"
 cp /bin/kill "$verify_root/bin/kill"
+mkdir -p "$verify_root/usr/bin" && cp /usr/bin/systemctl "$verify_root/usr/bin/systemctl"
 # Unknown keys and similar mistakes are only warnings (exit 0), so any output at all fails.
 if systemd-analyze verify --root="$verify_root" /usr/lib/systemd/system/playola.service \
-    /usr/lib/systemd/system/var-cache-playola.mount >"$work/verify.log" 2>&1 && [[ ! -s $work/verify.log ]]; then
-    pass "systemd-analyze verify (service and mount unit, no warnings)"
+    /usr/lib/systemd/system/var-cache-playola.mount /usr/lib/systemd/system/playola-poweroff.path \
+    /usr/lib/systemd/system/playola-poweroff.service >"$work/verify.log" 2>&1 && [[ ! -s $work/verify.log ]]; then
+    pass "systemd-analyze verify (service, mount and power-off units, no warnings)"
 else
     fail "systemd-analyze verify" "$(tr '\n' ' ' <"$work/verify.log")"
 fi

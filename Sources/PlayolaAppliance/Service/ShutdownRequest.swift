@@ -2,7 +2,18 @@ import Glibc
 
 /// Powers the board off through systemd (the shutdown button), so nobody pulls the plug on a writing SD card.
 enum ShutdownRequest {
-    static func powerOff() -> Bool {
+    /// Watched by playola-poweroff.path, which powers off as root: the service runs unprivileged, and an
+    /// unprivileged `systemctl poweroff` fails without D-Bus and polkit ("Failed to connect to bus"), which an
+    /// appliance image does not have. The directory is the unit's RuntimeDirectory, writable only by us.
+    static let requestPath = "/run/playola/poweroff"
+
+    static func powerOff(requestPath: String = requestPath) -> Bool {
+        let fd = open(requestPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o640)
+        if fd >= 0 {
+            close(fd)
+            return true
+        }
+        // Not under the packaged units (run by hand, as root): ask systemd directly.
         var pid = pid_t()
         let arguments = ["systemctl", "poweroff"]
         var argv = arguments.map { strdup($0) } + [nil]
