@@ -91,11 +91,12 @@ print(good)
 PY
 }
 
-row() { # label cpu rss baseline_cpu tone_seconds
-  local per_hour ratio
+row() { # label cpu rss baseline_cpu tone_seconds (or "")
+  local per_hour ratio tone
   per_hour=$(awk -v c="$2" -v s="$seconds" 'BEGIN{printf "%.1f", c * 3600 / s}')
   ratio=$(awk -v c="$2" -v b="$4" 'BEGIN{ if (b > 0) printf "%.2f×", c / b; else print "—" }')
-  printf "%-44s %10s %10s %9s %8s\n" "$1" "$per_hour" "$(($3 / 1024))" "$ratio" "$5/$seconds"
+  tone=${5:+$5/$seconds}
+  printf "%-44s %10s %10s %9s %8s\n" "$1" "$per_hour" "$(($3 / 1024))" "$ratio" "${tone:-—}"
 }
 
 failed=()
@@ -135,7 +136,7 @@ for rate in 44100 48000; do
 done
 
 read -r v_cpu v_rss < <(awk '{ printf "%.2f %d\n", $1 + $2, $3 }' "$run/pv.time")
-row "(pv -L alone: the pacing, included above)" "$v_cpu" "$v_rss" "$m_cpu" "—"
+row "(pv -L alone: the pacing, included above)" "$v_cpu" "$v_rss" "$m_cpu" ""
 echo "for reference, bench/engine.sh's targets for files: ≤ 1.2× mpg123 CPU, RSS < 24 MiB"
 echo "playola status halfway (44.1k): $(tr -d '\n' <"$run/playola44.status.json" | cut -c1-400)"
 grep -ihE "now playing|stream|error|warning" "$run/playola44.log" | head -n 5 | sed 's/^/playola log (44.1k): /' || true
