@@ -177,11 +177,12 @@ final class StationPlayerTests: XCTestCase {
 
     /// A refresh that fails while playing keeps the known schedule playing (the next spin still starts).
     func testAFailingRefreshKeepsTheKnownSchedulePlaying() async throws {
-        let stack = try await stack(station: "s", spins: [("now", 600, -10, 12), ("next", 900, 2, 20)])
+        // The next spin starts 3 s on: time enough to set the fault first even on a loaded machine.
+        let stack = try await stack(station: "s", spins: [("now", 600, -10, 13), ("next", 900, 3, 20)])
         await stack.player.play(stationID: "s")
         try await Task.sleep(for: .seconds(1))
         try stack.server.fault([["match": "/schedule", "action": ["status": 503], "times": -1]])
-        try await Task.sleep(for: .seconds(2.5)) // past the next spin's start, which triggers a refresh
+        try await Task.sleep(for: .seconds(3)) // past the next spin's start, which triggers a refresh
         let state = await stack.player.state
         guard case .playing(let spin) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "next")

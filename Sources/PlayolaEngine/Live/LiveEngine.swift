@@ -109,16 +109,21 @@ public final class LiveEngine: Sendable {
             $0.program = entries
             $0.started.formIntersection(ids) // a spin that left and comes back (a resume) is placed afresh
         }
-        let isEmpty = shared.withLock { $0.stream == nil } && entries.isEmpty
-        let wasEmpty = programEmpty.exchange(isEmpty, ordering: .acquiringAndReleasing)
-        if wasEmpty && !entries.isEmpty { probeWake.signal() } // an idle-closed device opens at once
+        noteWhetherEmpty()
     }
 
     /// Plays `connection`'s audio once its jitter buffer is full, in place of the stream before (which fades
     /// out); nil ends the stream.
     public func setStream(_ connection: StreamConnection?) {
         shared.withLock { $0.stream = connection }
-        if connection != nil, programEmpty.exchange(false, ordering: .acquiringAndReleasing) { probeWake.signal() }
+        noteWhetherEmpty()
+    }
+
+    /// Nothing to play lets the device close after `idleClose`; something to play opens it at once.
+    private func noteWhetherEmpty() {
+        let isEmpty = shared.withLock { $0.program.isEmpty && $0.stream == nil }
+        let wasEmpty = programEmpty.exchange(isEmpty, ordering: .acquiringAndReleasing)
+        if wasEmpty && !isEmpty { probeWake.signal() }
     }
 
     /// The master gain the render thread ramps to over ~20 ms (volume: never a click).

@@ -47,7 +47,7 @@ public final class StreamConnection: Sendable {
     private static let maxPlaylistBytes = 64 << 10
 
     /// `onMetadata` runs on the network thread for each new `StreamTitle`.
-    public init(url: String, station: StreamStation, bufferBytes: Int = 1 << 20, onMetadata: @escaping @Sendable (ICYMetadata) -> Void) {
+    public init(url: String, station: StreamStation, bufferBytes: Int = 256 << 10, onMetadata: @escaping @Sendable (ICYMetadata) -> Void) {
         self.url = url
         self.station = station
         buffer = StreamBuffer(capacity: bufferBytes)
