@@ -47,10 +47,15 @@ Control endpoints (paths starting with /_; never faulted, never logged):
                     refuse              reads the request, answers nothing, closes with a TCP reset
                     http_error status=s that status with a short text body (default 503)
   GET /_fault     the queue;  DELETE /_fault  clears it
+  POST /_drop     {"how": "close" | "reset" | "stall"} (default close): every stream connection open now
+                  ends at its next chunk: a clean close, a TCP reset, or (stall) it stays open and sends
+                  nothing more, as a dead Wi-Fi link would. Later connections are not affected; so a test
+                  queues a fault, then drops the current connection, and the client reconnects into it.
+                  Answers {"how", "connections"} (how many were open).
   POST /_titles   {"titles": [...], "seconds": s}  replaces the titles (seconds optional) and restarts
                   the rotation at the first one now
   GET /_requests  [{"id","t","method","path","client","headers","fault","status","audio_bytes",
-                   "meta_blocks","closed"}]: every non-control request, in order; headers lower-cased;
+                   "meta_blocks","dropped","closed"}]: every non-control request, in order; headers lower-cased;
                   audio_bytes counts the audio (not metadata) sent so far; closed = time it ended or null.
                   DELETE clears it.
 """
@@ -86,6 +91,7 @@ class State:
         self.titles = [t for t in args.titles.split("|")] if args.titles else []
         self.title_seconds, self.titles_since = args.title_seconds, time.monotonic()
         self.faults, self.log, self.next_id = [], [], 1
+        self.drop_generation, self.drop_how = 0, None  # POST /_drop
 
     def title(self):
         with self.lock:
@@ -129,7 +135,7 @@ class Gone(Exception):
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.0"
     state: State = None  # set in main()
-    entry = None
+    entry, generation = None, 0
 
     def log_message(self, *args):  # keep stderr quiet
         pass
@@ -174,9 +180,32 @@ class Handler(BaseHTTPRequestHandler):
     def send_json(self, status, obj):
         self.simple(status, "application/json", json.dumps(obj).encode())
 
+    def dropped(self):
+        """How a POST /_drop since this connection began wants it to end ("close", "reset", "stall"), or None."""
+        st = self.state
+        if st.drop_generation <= self.generation:
+            return None
+        with st.lock:
+            self.generation, how = st.drop_generation, st.drop_how
+            self.entry["dropped"] = how
+        return how
+
+    def end(self, how):
+        """Ends the stream as a POST /_drop asked."""
+        if how == "stall":
+            return self.wait_until_gone()
+        if how == "reset":
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.rfile.close()
+            self.connection.close()
+        raise Gone()
+
     def wait_until_gone(self):
-        """Sends nothing more; returns when the client closes its end (or the server stops)."""
+        """Sends nothing more; returns when the client closes its end (or the server stops, or /_drop closes it)."""
         while not self.state.stop.is_set():
+            how = self.dropped()
+            if how in ("close", "reset"):
+                return self.end(how)
             readable, _, _ = select.select([self.connection], [], [], 0.5)
             if readable:
                 try:
@@ -200,7 +229,7 @@ class Handler(BaseHTTPRequestHandler):
             self.entry = {"id": st.next_id, "t": time.time(), "method": self.command, "path": self.path,
                           "client": self.client_address[1], "headers": headers,
                           "fault": fault["mode"] if fault else None, "status": None,
-                          "audio_bytes": 0, "meta_blocks": 0, "closed": None}
+                          "audio_bytes": 0, "meta_blocks": 0, "dropped": None, "closed": None}
             st.next_id += 1
             st.log.append(self.entry)
         mode = fault["mode"] if fault else None
@@ -245,6 +274,7 @@ class Handler(BaseHTTPRequestHandler):
         if icy:
             headers.append(("icy-metaint", str(args.metaint)))
         self.entry["status"] = 200
+        self.generation = st.drop_generation
         self.send_raw(self.head_block(200, headers))
         if self.command == "HEAD":
             return
@@ -262,6 +292,8 @@ class Handler(BaseHTTPRequestHandler):
         since_meta, last_title, sent = 0, None, 0
         t0, burst = time.monotonic(), int(args.burst_seconds * rate)
         while True:
+            if how := self.dropped():
+                return self.end(how)
             allowed = burst + int((time.monotonic() - t0) * rate) - sent
             if allowed <= 0:
                 if st.stop.wait(min(0.05, -allowed / rate + 0.001)):
@@ -328,6 +360,14 @@ class Handler(BaseHTTPRequestHandler):
                     if cmd == "DELETE":
                         st.faults = []
                     return self.send_json(200, {"faults": st.faults})
+            if path == "/_drop" and cmd == "POST":
+                how = (req or {}).get("how", "close")
+                if how not in ("close", "reset", "stall"):
+                    raise ValueError("how is close, reset or stall")
+                with st.lock:
+                    st.drop_generation, st.drop_how = st.drop_generation + 1, how
+                    live = sum(1 for e in st.log if e["closed"] is None and e["status"] == 200)
+                return self.send_json(200, {"how": how, "connections": live})
             if path == "/_titles" and cmd == "POST":
                 titles = [str(t) for t in req["titles"]]
                 with st.lock:
