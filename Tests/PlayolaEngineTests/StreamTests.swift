@@ -249,6 +249,18 @@ final class StreamTests: XCTestCase {
         }
     }
 
+    /// A SHOUTcast v1 server answers "ICY 200 OK" rather than an HTTP status line: it plays all the same.
+    func testAShoutcastICY200StatusLineIsAccepted() async throws {
+        let mount = try Self.mp3Mount()
+        let server = try StreamServer(mounts: [mount], options: ["--icy-status-line"])
+        let rig = try rig()
+        await rig.player.play(stream: StreamStation(name: "test", url: server.url(mount.path)))
+        let playing = try await waitUntil(5) { await self.isPlaying(rig.player) }
+        XCTAssertTrue(playing, "\(rig.record.notices.withLock { $0 })")
+        try await Task.sleep(for: .seconds(1))
+        XCTAssertGreaterThan(levels(rig, 600).suffix(50).min() ?? 0, 0.2)
+    }
+
     /// The connection stalls mid-play: the jitter buffer plays out, the output goes quiet (no stale or
     /// broken audio), and after 8 s without a byte a new connection plays again.
     func testAStallMidPlayDrainsTheBufferToSilenceThenReconnects() async throws {

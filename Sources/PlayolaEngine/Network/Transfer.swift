@@ -23,6 +23,8 @@ final class Transfer: @unchecked Sendable {
     private var headersChecked = false
     private var refusal: String?
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// SHOUTcast v1 servers answer "ICY 200 OK", which libcurl takes for HTTP/0.9 unless told it means 200.
+    private var statusAliases: UnsafeMutablePointer<curl_slist>?
     /// Error bodies are kept in memory, not written into the download file, and only this much.
     private static let maxMemoryBody = 32 << 20
 
@@ -41,6 +43,7 @@ final class Transfer: @unchecked Sendable {
     deinit {
         if let easy { curl_easy_cleanup(easy) }
         curl_slist_free_all(headerList)
+        curl_slist_free_all(statusAliases)
     }
 
     /// Creates and configures the easy handle (network thread). Nil if it failed; then it is finished.
@@ -64,6 +67,8 @@ final class Transfer: @unchecked Sendable {
         ccurl_set_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(request.stallTimeout.rounded(.up))))
         for header in request.headers { headerList = curl_slist_append(headerList, header) }
         if let headerList { ccurl_set_pointer(easy, CURLOPT_HTTPHEADER, headerList) }
+        statusAliases = curl_slist_append(nil, "ICY 200 OK")
+        ccurl_set_pointer(easy, CURLOPT_HTTP200ALIASES, statusAliases)
         switch request.method {
         case .get: break
         case .head: ccurl_set_long(easy, CURLOPT_NOBODY, 1)

@@ -21,8 +21,12 @@ final class StreamServer {
     private var lifeline = Pipe()
     var base: String { "http://127.0.0.1:\(port)" }
 
-    init(mounts: [Mount], titles: [String] = ["Artist One - Song One"], titleSeconds: Double = 3, port: Int = 0) throws {
+    /// `options`: more of the script's flags, e.g. `--icy-status-line`.
+    let options: [String]
+
+    init(mounts: [Mount], titles: [String] = ["Artist One - Song One"], titleSeconds: Double = 3, port: Int = 0, options: [String] = []) throws {
         self.mounts = mounts
+        self.options = options
         self.titles = titles
         self.titleSeconds = titleSeconds
         self.port = port
@@ -39,6 +43,7 @@ final class StreamServer {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         var arguments = ["python3", script, "--port", "\(port)", "--exit-on-stdin-eof", "--title-seconds", "\(titleSeconds)",
                          "--titles", titles.joined(separator: "|")]
+        arguments += options
         for mount in mounts { arguments += ["--mount", "\(mount.path)=\(mount.file):\(mount.contentType):\(mount.bytesPerSecond)"] }
         process.arguments = arguments
         let output = Pipe()
