@@ -30,6 +30,10 @@ public final class LiveEngine: Sendable {
     private let deviceGeneration = Atomic<Int>(0)
     private let deviceOpen = Atomic<Bool>(false)
     private let probeWake = DispatchSemaphore(value: 0)
+    /// Wakes the decode thread at once for a change (a program, a stream, a device); otherwise it looks
+    /// every `decodeInterval`, which the rings (2 s and more) cover many times over.
+    private let decodeWake = DispatchSemaphore(value: 0)
+    private let decodeInterval = DispatchTimeInterval.milliseconds(50)
     public let probeInterval: Double
     /// Seconds of silence with nothing to play after which the device is closed (nil: never).
     public let idleClose: Double?
@@ -110,6 +114,7 @@ public final class LiveEngine: Sendable {
             $0.started.formIntersection(ids) // a spin that left and comes back (a resume) is placed afresh
         }
         noteWhetherEmpty()
+        decodeWake.signal()
     }
 
     /// Plays `connection`'s audio once its jitter buffer is full, in place of the stream before (which fades
@@ -117,6 +122,7 @@ public final class LiveEngine: Sendable {
     public func setStream(_ connection: StreamConnection?) {
         shared.withLock { $0.stream = connection }
         noteWhetherEmpty()
+        decodeWake.signal()
     }
 
     /// Nothing to play lets the device close after `idleClose`; something to play opens it at once.
@@ -162,6 +168,7 @@ public final class LiveEngine: Sendable {
                     everOpened = true
                     deviceOpen.store(true, ordering: .releasing)
                     deviceGeneration.add(1, ordering: .releasing)
+                    decodeWake.signal() // off the hot path: once per device
                     onDevice(.opened)
                 } catch {
                     if !everOpened && deviceGeneration.load(ordering: .relaxed) == 0 {
@@ -284,7 +291,7 @@ public final class LiveEngine: Sendable {
                 shared.withLock { $0.clock = placing; $0.started.insert(entry.spin.id) }
                 open(entry.spin, file: file, startFrame: start, join: max(0, cursor + margin - start), clock: placing)
             }
-            usleep(10_000)
+            _ = decodeWake.wait(timeout: .now() + decodeInterval)
         }
     }
 
