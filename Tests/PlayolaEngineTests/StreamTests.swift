@@ -247,6 +247,13 @@ final class StreamTests: XCTestCase {
             XCTAssertEqual(info?.url, server.url("/tone.mp3"))
             await rig.player.stop()
         }
+        // A redirect is followed.
+        _ = try server.control("DELETE", "/_requests")
+        let rig = try rig()
+        await rig.player.play(stream: StreamStation(name: "test", url: server.url("/redirect?to=/tone.mp3")))
+        let playing = try await waitUntil(10) { await self.isPlaying(rig.player) }
+        XCTAssertTrue(playing, "redirect")
+        XCTAssertEqual(try server.requests().compactMap { $0["path"] as? String }.prefix(2), ["/redirect?to=/tone.mp3", "/tone.mp3"])
     }
 
     /// A SHOUTcast v1 server answers "ICY 200 OK" rather than an HTTP status line: it plays all the same.

@@ -28,6 +28,7 @@ it is encoded in --title-charset (utf-8, or latin-1 to test a client's fallback)
 Other paths:
   GET /playlist.pls, /playlist.m3u, /playlist.m3u8  a playlist: first a dead URL (a port nothing
       listens on), then the first mount (or ?mount=/name). .m3u8 is extended M3U (not HLS).
+  GET /redirect?to=/name   302 to that path (default: the first mount).
   anything else: 404.
 
 Control endpoints (paths starting with /_; never faulted, never logged):
@@ -243,10 +244,18 @@ class Handler(BaseHTTPRequestHandler):
             return self.simple(fault["status"], "text/plain", f"injected error {fault['status']}\n".encode())
         if url.path in ("/playlist.pls", "/playlist.m3u", "/playlist.m3u8"):
             return self.playlist(url)
+        if url.path == "/redirect":
+            return self.redirect(parse_qs(url.query).get("to", [self.state.first_mount])[0])
         mount = st.mounts.get(url.path)
         if mount is None:
             return self.simple(404, "text/plain", b"The file you requested could not be found\n")
         self.stream(mount, fault)
+
+    def redirect(self, target):
+        if self.entry is not None:
+            self.entry["status"] = 302
+        headers = [("Location", target), ("Content-Length", "0"), ("Connection", "close")]
+        self.send_raw(self.head_block(302, headers))
 
     def playlist(self, url):
         host = f"127.0.0.1:{self.server.server_port}"
