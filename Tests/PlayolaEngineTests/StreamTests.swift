@@ -319,6 +319,43 @@ final class StreamTests: XCTestCase {
         XCTAssertGreaterThan(levels(rig, 600).suffix(50).min() ?? 0, 0.2)
     }
 
+    /// A stream reports no listening session, but switching to one ends the Playola station's session.
+    func testSwitchingFromAPlayolaStationToAStreamEndsItsListeningSession() async throws {
+        let api = try FakePlayola()
+        try api.validTokens(["good"])
+        let file = try Fixtures.tone(600, seconds: 20, rate: 48000, codec: .mp3)
+        try api.addFile(file, as: "song.mp3")
+        try api.serve(station: "p", spins: [Spin(
+            id: "song", stationID: "p", airtime: Date().addingTimeInterval(-2), startingVolume: 1, fades: [],
+            audioBlock: AudioBlock(id: "song", title: "song", artist: "a", durationMS: 20_000, endOfMessageMS: 20_000,
+                                   downloadURL: api.fileURL("song.mp3")))])
+        let mount = try Self.mp3Mount()
+        let radio = try StreamServer(mounts: [mount])
+        let http = HTTPClient()
+        let clock = ServerCorrectedClock()
+        let engine = LiveEngine(sink: PacedSink(), clock: clock)
+        let playola = PlayolaAPI(baseURL: api.base, http: http)
+        let reporter = ListeningSessionReporter(api: playola, deviceID: "DEVICE-1", interval: 0.3, token: { "good" })
+        let player = StationPlayer(api: playola, downloader: AudioDownloader(http: http, cache: try AudioCache(
+            directory: Fixtures.temporaryDirectory("stream-session"), budgetBytes: 16 << 20)), engine: engine, clock: clock, reporter: reporter)
+        engine.start()
+        addTeardownBlock {
+            await player.stop()
+            engine.shutdown()
+        }
+        await player.play(stationID: "p")
+        let playing = try await waitUntil(5) { await self.isPlaying(player) }
+        XCTAssertTrue(playing)
+        await player.play(stream: StreamStation(name: "radio", url: radio.url(mount.path)))
+        let streaming = try await waitUntil(5) { if case .playing(let spin) = await player.state { spin.stationID == "radio" } else { false } }
+        XCTAssertTrue(streaming)
+        try await Task.sleep(for: .seconds(1))
+        await reporter.flush()
+        let paths = try api.requests(matching: "/v1/listeningSessions").compactMap { $0["path"] as? String }
+        XCTAssertEqual(paths.last.map { $0.hasSuffix("/end") }, true, "the Playola session ended: \(paths)")
+        XCTAssertFalse(paths.contains { $0.contains("radio") }, "nothing is reported for the stream")
+    }
+
     func testTheBackoffDoublesFromOneSecondToSixtyWithJitter() {
         let station = StreamStation(name: "s", url: "http://x")
         XCTAssertEqual((1...8).map { station.backoff(attempt: $0, jitter: 0.5) }, [1, 2, 4, 8, 16, 32, 60, 60])

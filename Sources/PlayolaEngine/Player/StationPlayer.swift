@@ -325,9 +325,12 @@ public actor StationPlayer {
     func publish(_ new: PlayerState) {
         state = new
         continuation.yield(.state(new))
-        if let reporter, station?.reportsListening ?? true {
+        if let reporter {
             if case .loading = new { return }
-            let stationID: String? = if case .playing(let spin) = new { spin.stationID } else { nil }
+            // A station that reports nothing (a folder, a stream) still ends the session of the Playola
+            // station before it; the reporter ignores a repeated nil.
+            let reports = station?.reportsListening ?? true
+            let stationID: String? = if reports, case .playing(let spin) = new { spin.stationID } else { nil }
             // One chain, so the reporter sees the states in the order they happened.
             let previous = reporting
             reporting = Task { await previous?.value; await reporter.playing(stationID: stationID) }
