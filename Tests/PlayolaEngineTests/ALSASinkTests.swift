@@ -1,5 +1,6 @@
 import Foundation
 import PlayolaEngine
+import Synchronization
 import XCTest
 
 /// Issue 2, "must be shown" 4: the ALSA sink, through alsa-lib's own `file` plugin, writes exactly the
@@ -46,6 +47,79 @@ final class ALSASinkTests: XCTestCase {
         XCTAssertEqual(captured.count, wav.data.count, "frames written through ALSA")
         XCTAssertTrue(captured == wav.data, "the ALSA capture differs from the WAV render")
         XCTAssertGreaterThan(SignalAnalysis(samples: wav.left, rate: 48000).rms(from: 48000, count: 48000), 0.1)
+    }
+
+    /// Issue 6, "must be shown" 1: a device that accepts writes but stops consuming frames (a wedged DAC, a
+    /// stalled dmix) is dropped as gone within about half a second rather than waited on forever; the engine
+    /// then probes for it, and plays again once it runs. Through a real alsa-lib PCM: a test plugin
+    /// (`Tests/Support/alsa_stall_plugin.c`) that plays at real time until a flag file appears.
+    func testADeviceThatStopsTakingFramesIsDroppedAndTheEngineReopensIt() throws {
+        let folder = Fixtures.temporaryDirectory("alsa-stall")
+        let library = folder + "/libasound_module_pcm_stall.so"
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Support/alsa_stall_plugin.c").path
+        try Fixtures.run("cc", ["-shared", "-fPIC", "-DPIC", "-o", library, source, "-lasound"]) // PIC: the plugin symbol macros want it
+        let flag = folder + "/frozen"
+        let configuration = folder + "/asound.conf"
+        try """
+        pcm_type.stall { lib "\(library)" }
+        pcm.playola_stall { type stall flag "\(flag)" }
+        """.write(toFile: configuration, atomically: true, encoding: .utf8)
+        setenv("ALSA_CONFIG_PATH", "/usr/share/alsa/alsa.conf:" + configuration, 1)
+        func freeze(_ on: Bool) {
+            if on { FileManager.default.createFile(atPath: flag, contents: nil) } else { try? FileManager.default.removeItem(atPath: flag) }
+        }
+        let block = [Float](repeating: 0.1, count: 1024 * 2)
+
+        // The sink alone: real-time pace while it runs, then `deviceGone` soon after it stops.
+        let sink = try ALSASink(device: "playola_stall", sampleRate: 48000, formats: [.s16])
+        let began = monotonicSeconds()
+        for _ in 0..<94 { try sink.write(block, frames: 1024) } // 2 s of audio
+        let paced = monotonicSeconds() - began
+        XCTAssertGreaterThan(paced, 1.0, "it plays at real time (the buffer fills at once, then the pace)")
+        freeze(true)
+        let frozenAt = monotonicSeconds()
+        var failure: AudioSinkError?
+        do {
+            for _ in 0..<1000 { try sink.write(block, frames: 1024) }
+        } catch {
+            failure = error
+        }
+        let detected = monotonicSeconds() - frozenAt
+        print("2 s written in \(paced) s; a stopped device detected \(detected) s after it stopped")
+        guard case .deviceGone(_, let reason)? = failure else { return XCTFail("expected deviceGone, got \(String(describing: failure))") }
+        XCTAssertEqual(reason, "the device stopped taking frames")
+        XCTAssertLessThan(detected, 1.5, "the buffer's worth plus two periods and the 0.5 s grace")
+
+        // The engine: the device is lost, then back once it runs again.
+        freeze(false)
+        let events = Mutex<[LiveEngine.DeviceEvent]>([])
+        let engine = LiveEngine(mixRate: 48000, openSink: { () throws(AudioSinkError) -> any AudioSink in
+            try ALSASink(device: "playola_stall", sampleRate: 48000, formats: [.s16])
+        }, clock: SystemClock(), probeInterval: 0.3, onDevice: { event in events.withLock { $0.append(event) } })
+        engine.start()
+        defer { engine.shutdown() }
+        func wait(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+            let deadline = monotonicSeconds() + seconds
+            while monotonicSeconds() < deadline { if condition() { return true }; usleep(20_000) }
+            return condition()
+        }
+        XCTAssertTrue(wait(3) { events.withLock { $0 } == [.opened] && engine.framesPlayed > 48000 / 2 }, "playing")
+        freeze(true)
+        XCTAssertTrue(wait(3) { events.withLock { $0 }.count == 2 }, "dropped")
+        // Stopped for 3 s: it still opens, and each probe fills its buffer once, but it is not announced
+        // back until it plays — no flapping, nothing more said, and little written into it.
+        let frames = engine.framesPlayed
+        usleep(3_000_000)
+        XCTAssertEqual(events.withLock { $0 }.count, 2, "\(events.withLock { $0 })")
+        XCTAssertLessThan(engine.framesPlayed - frames, 48000 * 3 / 2, "at most a buffer per probe")
+        freeze(false)
+        XCTAssertTrue(wait(3) { events.withLock { $0 }.count == 3 && engine.framesPlayed > frames + 48000 / 4 }, "back and playing")
+        let seen = events.withLock { $0 }
+        print("device events: \(seen)")
+        XCTAssertEqual(seen.first, .opened)
+        XCTAssertEqual(seen[1], .lost(.deviceGone(device: "playola_stall", reason: "the device stopped taking frames")))
+        XCTAssertEqual(seen.last, .opened)
     }
 
     func testAMissingDeviceIsDeviceGone() {

@@ -149,6 +149,11 @@ public final class LiveEngine: Sendable {
         var everOpened = false
         var parked = false
         var idleSince: Double?
+        // A device is announced back only once it has played something: one that opens but takes no frames
+        // (a wedged DAC) would otherwise flap between opened and lost every probe. Each change is said once.
+        var announcedOpen = false
+        var announcedLost = false
+        var confirmAfter: Int64?
         while running.load(ordering: .acquiring) {
             guard let output = sink else {
                 slots.forEachActive { _ in } // let the decode side collect voices it retired
@@ -169,7 +174,7 @@ public final class LiveEngine: Sendable {
                     deviceOpen.store(true, ordering: .releasing)
                     deviceGeneration.add(1, ordering: .releasing)
                     decodeWake.signal() // off the hot path: once per device
-                    onDevice(.opened)
+                    confirmAfter = framesWritten.load(ordering: .relaxed) + Int64(mixRate / 10)
                 } catch {
                     if !everOpened && deviceGeneration.load(ordering: .relaxed) == 0 {
                         everOpened = true // said once
@@ -196,7 +201,10 @@ public final class LiveEngine: Sendable {
                 sink = nil
                 heardMicros.store(0, ordering: .releasing) // the old device's reading says nothing of the next
                 deviceOpen.store(false, ordering: .releasing)
-                onDevice(.lost(error))
+                confirmAfter = nil
+                if announcedOpen || !announcedLost { onDevice(.lost(error)) }
+                announcedOpen = false
+                announcedLost = true
                 continue
             }
             if let idleClose, programEmpty.load(ordering: .relaxed), !slots.hasActive {
@@ -207,6 +215,8 @@ public final class LiveEngine: Sendable {
                     idleSince = nil
                     heardMicros.store(0, ordering: .releasing)
                     deviceOpen.store(false, ordering: .releasing)
+                    confirmAfter = nil
+                    announcedOpen = false
                     onDevice(.closedIdle)
                     continue
                 }
@@ -216,8 +226,15 @@ public final class LiveEngine: Sendable {
             }
             let written = blockStart + Int64(blockFrames)
             framesWritten.store(written, ordering: .releasing)
-            heardFrame.store(written - Int64(output.delay()), ordering: .relaxed)
+            let heard = written - Int64(output.delay())
+            heardFrame.store(heard, ordering: .relaxed)
             heardMicros.store(Int64(monotonicSeconds() * 1e6), ordering: .releasing)
+            if let threshold = confirmAfter, heard >= threshold { // 0.1 s heard since it opened
+                confirmAfter = nil
+                announcedOpen = true
+                announcedLost = false
+                onDevice(.opened)
+            }
         }
     }
 
