@@ -7,9 +7,7 @@ import XCTest
 final class FakePlayola {
     let root: String
     let port: Int
-    private let process: Process
-    /// Closed when this object or the whole test process goes: the server exits with it.
-    private let lifeline = Pipe()
+    private let server: SupportServer
     var base: String { "http://127.0.0.1:\(port)" }
 
     init() throws {
@@ -17,33 +15,11 @@ final class FakePlayola {
         for folder in ["stations", "files"] {
             try FileManager.default.createDirectory(atPath: root + "/" + folder, withIntermediateDirectories: true)
         }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Support/fake_playola.py").path
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "--root", root, "--port", "0", "--exit-on-stdin-eof"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = lifeline
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            line.append(chunk)
-        }
-        guard let text = String(data: line, encoding: .utf8), text.hasPrefix("PORT "),
-              let port = Int(text.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
+        server = try SupportServer("fake_playola.py", ["--root", root, "--port", "0"])
+        guard server.readyLine.hasPrefix("PORT "), let port = Int(server.readyLine.dropFirst(5)) else {
             throw NSError(domain: "FakePlayola", code: 1, userInfo: [NSLocalizedDescriptionKey: "fake server did not start"])
         }
         self.port = port
-    }
-
-    deinit {
-        // No waitUntilExit: off the main thread it waits on a run loop that never turns here.
-        process.terminate()
-        try? lifeline.fileHandleForWriting.close()
     }
 
     func fileURL(_ name: String) -> String { base + "/files/" + name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)! }
@@ -61,17 +37,7 @@ final class FakePlayola {
     }
 
     func control(_ method: String, _ path: String, _ body: Any? = nil) throws -> Any? {
-        var request = URLRequest(url: URL(string: base + path)!)
-        request.httpMethod = method
-        if let body { request.httpBody = try JSONSerialization.data(withJSONObject: body) }
-        let semaphore = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var result: Data?
-        URLSession.shared.dataTask(with: request) { data, _, _ in
-            result = data
-            semaphore.signal()
-        }.resume()
-        semaphore.wait()
-        return result.flatMap { try? JSONSerialization.jsonObject(with: $0) }
+        try controlRequest(base, method, path, body)
     }
 
     func fault(_ rules: [[String: Any]]) throws { _ = try control("POST", "/_faults", rules) }
