@@ -77,13 +77,7 @@ final class HotplugTests: XCTestCase {
         let engine = LiveEngine(mixRate: 48000, openSink: card.open, clock: clock, probeInterval: 0.5, idleClose: idleClose, onDevice: { event in
             record.deviceEvents.withLock { $0.append(event) }
             guard let player = playerBox.withLock({ $0 }) else { return }
-            Task {
-                switch event {
-                case .opened: await player.outputBack()
-                case .lost, .waiting: await player.outputLost()
-                case .closedIdle: break
-                }
-            }
+            Task { await player.deviceChanged(event) }
         })
         let cache = try AudioCache(directory: Fixtures.temporaryDirectory("hotplug"), budgetBytes: 32 << 20)
         let player = StationPlayer(api: PlayolaAPI(baseURL: server.base, http: http),

@@ -43,13 +43,7 @@ final class StreamTests: XCTestCase {
         let playerBox = Mutex<StationPlayer?>(nil)
         let engine = LiveEngine(mixRate: 48000, openSink: card.open, clock: clock, probeInterval: 0.5, onDevice: { event in
             guard let player = playerBox.withLock({ $0 }) else { return }
-            Task {
-                switch event {
-                case .opened: await player.outputBack()
-                case .lost, .waiting: await player.outputLost()
-                case .closedIdle: break
-                }
-            }
+            Task { await player.deviceChanged(event) }
         })
         let cache = try AudioCache(directory: Fixtures.temporaryDirectory("stream"), budgetBytes: 16 << 20)
         let player = StationPlayer(api: PlayolaAPI(baseURL: "http://127.0.0.1:9", http: http),
@@ -85,6 +79,17 @@ final class StreamTests: XCTestCase {
             try await Task.sleep(for: .milliseconds(100))
         }
         return try await condition()
+    }
+
+    /// A fresh fault server with the 600 Hz MP3 mount, and a rig playing it.
+    func playingMP3Stream(file: StaticString = #filePath, line: UInt = #line) async throws -> (StreamServer, Rig) {
+        let mount = try Self.mp3Mount()
+        let server = try StreamServer(mounts: [mount])
+        let rig = try rig()
+        await rig.player.play(stream: StreamStation(name: "test", url: server.url(mount.path)))
+        let playing = try await waitUntil(5) { await self.isPlaying(rig.player) }
+        XCTAssertTrue(playing, "playing within 5 s", file: file, line: line)
+        return (server, rig)
     }
 
     func isPlaying(_ player: StationPlayer) async -> Bool {
@@ -205,12 +210,7 @@ final class StreamTests: XCTestCase {
     /// The server dies; 30 s later it is back: playback resumes by itself, with backoff in between
     /// (not a connection attempt per tick).
     func testTheServerKilledAndRestartedThirtySecondsLaterResumesByItself() async throws {
-        let mount = try Self.mp3Mount()
-        let server = try StreamServer(mounts: [mount])
-        let rig = try rig()
-        await rig.player.play(stream: StreamStation(name: "test", url: server.url(mount.path)))
-        let playing = try await waitUntil(5) { await self.isPlaying(rig.player) }
-        XCTAssertTrue(playing)
+        let (server, rig) = try await playingMP3Stream()
         server.stop()
         let lost = try await waitUntil(5) { if case .loading = await rig.player.state { true } else { false } }
         XCTAssertTrue(lost, "reconnecting shows as loading")
@@ -298,12 +298,7 @@ final class StreamTests: XCTestCase {
     /// The device goes away mid-stream: the connection and its buffer are dropped; when it is back, a fresh
     /// connection plays (live), not the stale buffer.
     func testTheDeviceGoingAwayDropsTheStreamAndAFreshConnectionPlaysOnReturn() async throws {
-        let mount = try Self.mp3Mount()
-        let server = try StreamServer(mounts: [mount])
-        let rig = try rig()
-        await rig.player.play(stream: StreamStation(name: "test", url: server.url(mount.path)))
-        let playing = try await waitUntil(5) { await self.isPlaying(rig.player) }
-        XCTAssertTrue(playing)
+        let (server, rig) = try await playingMP3Stream()
         rig.card.fault.withLock { $0 = .unplugged }
         let paused = try await waitUntil(3) { if case .paused(_, .deviceLost) = await rig.player.state { true } else { false } }
         XCTAssertTrue(paused)

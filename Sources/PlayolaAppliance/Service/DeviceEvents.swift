@@ -19,17 +19,15 @@ final class DeviceEvents: Sendable {
         switch event {
         case .opened:
             log(.info, "audio device \(links.device) is open")
-            Task { await links.player.outputBack() }
         case .lost(let error):
             log(.warning, "\(error); waiting for it to come back", key: "device-lost")
             _ = links.notifier.status("waiting for the audio device \(links.device)")
-            Task { await links.player.outputLost() }
         case .closedIdle:
             log(.info, "audio device \(links.device) closed after a long silence; it opens again on play")
         case .waiting(let error):
             log(.warning, "\(error); waiting for the audio device", key: "device-lost")
             _ = links.notifier.ready(status: "waiting for the audio device \(links.device)")
-            Task { await links.player.outputLost() }
         }
+        Task { await links.player.deviceChanged(event) }
     }
 }

@@ -151,6 +151,15 @@ public actor StationPlayer {
         if case .stream? = station, let station { begin(station) } else { update(generation: generation) }
     }
 
+    /// Follows the engine's device events: lost (or not there at start) → `outputLost`, back → `outputBack`.
+    public func deviceChanged(_ event: LiveEngine.DeviceEvent) {
+        switch event {
+        case .opened: outputBack()
+        case .lost, .waiting: outputLost()
+        case .closedIdle: break // closed on purpose after a silence: nothing is lost
+        }
+    }
+
     /// Resumes after an interruption at the live position (a fresh schedule); a no-op unless armed.
     public func resumeAfterInterruption() {
         guard resumeArmed, let station else { return }
