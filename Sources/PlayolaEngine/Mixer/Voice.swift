@@ -35,7 +35,7 @@ public final class Voice {
     /// The decoder reached the end (or failed) and everything it produced is in the ring.
     public private(set) var isExhausted = false
     /// Asked by the decode side (the spin left the program): the render side fades the voice out over
-    /// `fadeOutFrames` and then reports it silent, so removing a voice never clicks.
+    /// 20 ms (`rampGain`) and then reports it silent, so removing a voice never clicks.
     public let fadeOutRequested = Atomic<Bool>(false)
     public let isSilenced = Atomic<Bool>(false)
     /// Render side only: the gain of the 20 ms ramp, falling to 0 on a fade-out, rising to 1 as a live

@@ -116,7 +116,7 @@ extension StationPlayer {
         info.artist = metadata.artist
         info.song = metadata.song
         streamInfo = info
-        if case .playing = state, case .stream(let station)? = playingStation {
+        if case .playing = state, case .stream(let station)? = self.station {
             publish(.playing(streamSpin(station)))
         }
     }

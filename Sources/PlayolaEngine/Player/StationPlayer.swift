@@ -47,8 +47,7 @@ public actor StationPlayer {
 
     var generation = 0
     private var loop: Task<Void, Never>?
-    private var station: Station?
-    var playingStation: Station? { station }
+    private(set) var station: Station?
     /// The stream playing (or connecting): what its server says about it.
     public internal(set) var streamInfo: StreamInfo?
     /// When the current stream connection started sounding (the `airtime` of its state's spin).

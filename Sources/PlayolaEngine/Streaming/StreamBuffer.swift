@@ -14,7 +14,6 @@ public final class StreamBuffer: Sendable {
         var bytes: [UInt8] = []
         var head = 0
         var ended = false
-        var received: Int64 = 0
         var dropped: Int64 = 0
         var lastArrival = monotonicSeconds()
     }
@@ -32,7 +31,6 @@ public final class StreamBuffer: Sendable {
                 state.head = 0
             }
             state.bytes.append(contentsOf: data)
-            state.received += Int64(data.count)
             state.lastArrival = monotonicSeconds()
             let excess = state.bytes.count - state.head - capacity
             if excess > 0 {
@@ -67,7 +65,6 @@ public final class StreamBuffer: Sendable {
     /// True once the connection ended and every byte has been read.
     public var isDrained: Bool { state.withLock { $0.ended && $0.head == $0.bytes.count } }
     public var hasEnded: Bool { state.withLock { $0.ended } }
-    public var bytesReceived: Int64 { state.withLock { $0.received } }
     public var bytesDropped: Int64 { state.withLock { $0.dropped } }
     /// Monotonic seconds of the last arrival (the connection's start before any).
     public var lastArrival: Double { state.withLock { $0.lastArrival } }
