@@ -83,6 +83,7 @@ check "postinst creates the gpio group when missing" grep -q 'addgroup --system 
 check "postinst adds playola to audio and gpio" bash -c 'grep -q "adduser playola audio" "$1" && grep -q "adduser playola gpio" "$1"' _ "$work/control/postinst"
 check "postinst touches systemd only under systemd" grep -q '\[ -d /run/systemd/system \]' "$work/control/postinst"
 check "postrm purges user and state" bash -c 'grep -q "deluser --system playola" "$1" && grep -q "rm -rf /var/lib/playola" "$1"' _ "$work/control/postrm"
+check "postrm purges the device token" grep -q 'rm -f /etc/playola/token' "$work/control/postrm"
 
 # --- contents ---
 dpkg-deb --contents "$deb" >"$work/contents"
@@ -160,6 +161,16 @@ same "DeviceAllow" "$(setting "$unit" DeviceAllow | paste -sd';' -)" "char-alsa 
 same "RequiresMountsFor" "$(setting "$unit" RequiresMountsFor)" /var/cache/playola
 same "mount Where" "$(setting "$mount" Where)" /var/cache/playola
 
+# The sandbox, scored by systemd itself: 10 is unconfined, 0 fully confined. The issue's bound is 2.0.
+if score=$(systemd-analyze security --offline=true --root="$verify_root" /usr/lib/systemd/system/playola.service 2>&1 |
+    sed -n 's/.*Overall exposure level for playola.service: \([0-9.]*\).*/\1/p') && [[ -n $score ]]; then
+    echo "     systemd-analyze security: exposure $score"
+    check "systemd-analyze security exposure $score <= 2.0" awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }'
+else
+    fail "systemd-analyze security" "no score"
+fi
+check "no real-time priority asked for while RestrictRealtime= forbids it" bash -c '! grep -q "^LimitRTPRIO=" "$1" && grep -qx "RestrictRealtime=yes" "$1"' _ "$unit"
+
 # The cache evicts to `[cache] size`; a tmpfs smaller than that would fail downloads instead.
 bytes() { numfmt --from=iec "${1^^}"; }
 tmpfs_size=$(setting "$mount" Options | tr ',' '\n' | sed -n 's/^size=//p')
@@ -171,5 +182,9 @@ else
     echo "note: the INI sets no [cache] size; the default is 64M"
     check "tmpfs size=$tmpfs_size holds the default cache size 64M" test "$(bytes "$tmpfs_size")" -ge "$(bytes 64M)"
 fi
+# The tmpfs pages the service writes are charged to its cgroup: MemoryMax must leave the full cache plus a
+# working set (measured peak RSS well under 64 MiB) or a full cache would get the service killed.
+memory_max=$(setting "$unit" MemoryMax)
+check "MemoryMax=$memory_max holds the tmpfs ($tmpfs_size) plus 128M" test "$(bytes "$memory_max")" -ge "$(( $(bytes "$tmpfs_size") + $(bytes 128M) ))"
 
 finish
