@@ -12,7 +12,6 @@ CURLcode ccurl_set_progress_callback(CURL *handle, ccurl_progress_callback callb
 }
 
 CURLcode ccurl_get_long(CURL *handle, CURLINFO info, long *value) { return curl_easy_getinfo(handle, info, value); }
-CURLcode ccurl_get_string(CURL *handle, CURLINFO info, char **value) { return curl_easy_getinfo(handle, info, value); }
 CURLcode ccurl_get_offset(CURL *handle, CURLINFO info, curl_off_t *value) { return curl_easy_getinfo(handle, info, value); }
 
 int ccurl_message_done(CURLMsg *message, CURL **handle, CURLcode *result) {

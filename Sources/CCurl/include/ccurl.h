@@ -16,7 +16,6 @@ CURLcode ccurl_set_data_callback(CURL *handle, CURLoption option, ccurl_data_cal
 CURLcode ccurl_set_progress_callback(CURL *handle, ccurl_progress_callback callback);
 
 CURLcode ccurl_get_long(CURL *handle, CURLINFO info, long *value);
-CURLcode ccurl_get_string(CURL *handle, CURLINFO info, char **value);
 CURLcode ccurl_get_offset(CURL *handle, CURLINFO info, curl_off_t *value);
 
 /* The easy handle and result of a finished transfer from curl_multi_info_read (a union in C). */

@@ -215,10 +215,9 @@ final class Transfer: @unchecked Sendable {
             case CURLE_URL_MALFORMAT.rawValue:
                 result = .failure(.invalidURL(request.url))
             case CURLE_UNSUPPORTED_PROTOCOL.rawValue:
-                // The URL itself, or a redirect, named a protocol other than http or https.
-                var location: UnsafeMutablePointer<CChar>?
-                if let easy { ccurl_get_string(easy, CURLINFO_REDIRECT_URL, &location) }
-                result = .failure(.unsupportedProtocol(location.map { String(cString: $0) } ?? request.url))
+                // The URL itself, or a redirect (the refused response's Location), named another protocol.
+                let location = status >= 300 && status < 400 ? headers.last { $0.name == "location" }?.value : nil
+                result = .failure(.unsupportedProtocol(location ?? request.url))
             case CURLE_ABORTED_BY_CALLBACK.rawValue:
                 result = .failure(.cancelled)
             default:

@@ -331,6 +331,8 @@ public actor StationPlayer {
             failed.insert(id)
             configurationProblem = "\(error)"
             publish(.error("\(error)"))
+        case .failure(.backedOff):
+            failed.insert(id) // named when it failed; once in the log is enough
         case .failure(let error):
             failed.insert(id)
             notice("spin \(id) will be silent: \(error)")
