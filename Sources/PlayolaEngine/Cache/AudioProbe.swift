@@ -31,7 +31,9 @@ public struct AudioProbe: Sendable {
             }
             Task {
                 try? await Task.sleep(for: .seconds(deadline))
-                if outcome.deliver(.timedOut(path: path, seconds: deadline)) { Self.stuck.add(1, ordering: .relaxed) }
+                // Counted before the caller hears of it; given back if the decoder finished first after all.
+                Self.stuck.add(1, ordering: .relaxed)
+                if !outcome.deliver(.timedOut(path: path, seconds: deadline)) { Self.stuck.subtract(1, ordering: .relaxed) }
             }
         }
     }
