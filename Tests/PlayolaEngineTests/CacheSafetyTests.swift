@@ -65,14 +65,21 @@ final class CacheSafetyTests: XCTestCase {
         let url = server.fileURL("crash.mp3")
         let directory = Fixtures.temporaryDirectory("crash-cache")
         let cache = try AudioCache(directory: directory, budgetBytes: 16 << 20)
-        guard case .success(let path) = await downloader(cache).file(for: url) else { return XCTFail() }
-        // What a crash in the decoder during the check leaves behind: the marker written before it.
+        try server.addFile(try Fixtures.tone(660, seconds: 2, rate: 48000, codec: .mp3), as: "found.mp3")
+        let first = downloader(cache)
+        guard case .success(let path) = await first.file(for: url),
+              case .success(let foundPath) = await first.file(for: server.fileURL("found.mp3")) else { return XCTFail() }
+        // What a crash in the decoder during the check leaves behind: the marker written before it (with
+        // the URL for a download, without for a file re-checked at start).
         cache.beginProbe(url, path: path)
+        cache.beginProbe(nil, path: foundPath)
         XCTAssertTrue(FileManager.default.fileExists(atPath: path + ".probe"))
 
         let restarted = try AudioCache(directory: directory, budgetBytes: 16 << 20)
         XCTAssertEqual(restarted.crashedDuringProbe, [url])
         XCTAssertFalse(FileManager.default.fileExists(atPath: path), "the file is gone before anything can play it")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: foundPath))
+        XCTAssertEqual(restarted.usage.files, 0)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path + ".probe"))
         let lines = Lines()
         let result = await downloader(restarted, lines: lines).file(for: url)

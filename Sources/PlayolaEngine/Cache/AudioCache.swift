@@ -328,7 +328,8 @@ private struct State {
         var crashed: [String] = []
         for name in names where CacheKey.isProbe(name) {
             let key = String(name.dropLast(CacheKey.probeSuffix.count))
-            if let url = Disk.firstLine(of: path(name)), ControlCharacters.first(in: url) == nil { crashed.append(url) }
+            // A file found at start was probed without a URL (an empty line): it is only deleted.
+            if let url = Disk.firstLine(of: path(name)), !url.isEmpty, ControlCharacters.first(in: url) == nil { crashed.append(url) }
             for victim in [key, key + CacheKey.partSuffix, name] where unlinkat(fd, victim, 0) != 0 && errno != ENOENT {
                 throw .io(path: path(victim), reason: "cannot delete a file whose check was interrupted: \(Disk.lastError)")
             }
