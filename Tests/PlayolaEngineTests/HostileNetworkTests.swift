@@ -80,6 +80,34 @@ final class HostileNetworkTests: XCTestCase {
         XCTAssertEqual(try rig.server.requests(matching: "/files/huge.mp3").count, 1)
     }
 
+    /// Responses that lie about their length: each ends with a named error within 3 s, nothing is left
+    /// on disk, and the cache's accounts are back to zero.
+    func testResponsesThatLieAboutTheirLengthEndInANamedError() async throws {
+        let rig = try rig(budget: 16 << 20)
+        let cases: [(name: String, head: String, bytes: Int, expected: (String) -> String)] = [
+            ("huge", "HTTP/1.1 200 OK\r\nContent-Length: 99999999999", 0, // refused at the headers, no body needed
+             { "cannot cache \($0): cache budget of 16777216 bytes is too small: \($0) needs 99999999999, pinned files hold 0 and downloads in progress 0" }),
+            ("overflowing", "HTTP/1.1 200 OK\r\nContent-Length: 9223372036854775807", 100_000,
+             { "cannot cache \($0): cache budget of 16777216 bytes is too small: \($0) needs 9223372036854775807, pinned files hold 0 and downloads in progress 0" }),
+            ("unsized", "HTTP/1.1 200 OK\r\nConnection: close", 5000,
+             { "download of \($0) refused: no usable length in the response (HTTP 200)" }),
+            ("badrange", "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-9/lots\r\nContent-Length: 10", 10,
+             { "download of \($0) refused: no usable length in the response (HTTP 206)" }),
+            ("short", "HTTP/1.1 200 OK\r\nContent-Length: 1000", 500,
+             { "download of \($0) failed: connection ended early: \($0): Transferred a partial file" }),
+        ]
+        for item in cases {
+            let url = rig.server.fileURL("\(item.name).mp3")
+            try rig.server.fault([["match": "/files/\(item.name).mp3", "action": ["type": "raw", "head": item.head, "bytes": item.bytes]]])
+            let (result, seconds) = await timed { await rig.downloader.file(for: url) }
+            guard case .failure(let error) = result else { XCTFail("\(item.name): \(result)"); continue }
+            XCTAssertEqual("\(error)", item.expected(url), item.name)
+            XCTAssertLessThan(seconds, 3, item.name)
+            XCTAssertEqual(Self.bytesOnDisk(rig.cache), 0, item.name)
+            XCTAssertEqual(rig.cache.usage, CacheUsage(storedBytes: 0, reservedBytes: 0, files: 0, pinnedBytes: 0), item.name)
+        }
+    }
+
     func testURLsOtherThanHTTPAreRefusedWithoutARequest() async throws {
         let rig = try rig()
         for url in ["file:///etc/passwd", "FILE:///etc/shadow", "gopher://127.0.0.1:70/_x", "dict://127.0.0.1:11211/stats",

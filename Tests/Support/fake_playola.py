@@ -23,13 +23,14 @@ Control endpoints (paths starting with /_; never faulted, never logged):
   POST /_faults    JSON list of rules, appended. Rule: {"match": regex searched in path+query,
                    "method": optional, "times": n (default 1, -1 = forever), "action": A}
                    A = {"status": 500} | "cut_half" | "reset_mid" | "stall" | "garbage" | "delay"
-                     | "chunked_overflow" | "redirect" | "trickle".
+                     | "chunked_overflow" | "redirect" | "trickle" | "raw".
                    Parameters "seconds" (stall default 60, delay default 1; trickle: between bytes, default 0.5)
                    and "after_headers" (stall) may sit on the rule or in a dict action, e.g.
                    {"type": "stall", "seconds": 3}. chunked_overflow: the headers say "Content-Length:
                    <length>" (default 1000) and "Transfer-Encoding: chunked", then "bytes" (default 200 MB) of
                    body follow in chunks. redirect: 302 to "location". trickle: the real headers, then
-                   the body one byte at a time.
+                   the body one byte at a time. raw: "head" (status line and header fields, sent as given,
+                   then an empty line), then "bytes" bytes of body, then the connection is closed.
   GET  /_faults    active rules;   DELETE /_faults  clears them
   POST /_tokens    {"valid": [...]} replaces the valid bearer-token set (initially empty)
   POST /_clock     {"offset": seconds}
@@ -40,7 +41,8 @@ import struct, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
 
-ACTIONS = {"status", "cut_half", "reset_mid", "stall", "garbage", "delay", "chunked_overflow", "redirect", "trickle"}
+ACTIONS = {"status", "cut_half", "reset_mid", "stall", "garbage", "delay", "chunked_overflow", "redirect", "trickle",
+           "raw"}
 CONTENT_TYPES = {".m4a": "audio/mp4", ".mp3": "audio/mpeg"}
 STATION_RE = re.compile(r"^/v1/stations/([^/]+)/schedule$")
 
@@ -79,7 +81,7 @@ def parse_rule(raw):
             "seconds": float(params.get("seconds", {"stall": 60, "trickle": 0.5}.get(name, 1))),
             "after_headers": bool(params.get("after_headers", False)),
             "length": int(params.get("length", 1000)), "bytes": int(params.get("bytes", 200 << 20)),
-            "location": str(params.get("location", ""))}
+            "location": str(params.get("location", "")), "head": str(params.get("head", ""))}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -155,6 +157,14 @@ class Handler(BaseHTTPRequestHandler):
             return self.emit(302, [("Location", fault["location"])], b"")
         if fault and fault["name"] == "chunked_overflow":
             return self.chunked_overflow(fault)
+        if fault and fault["name"] == "raw":
+            try:
+                self.wfile.write(fault["head"].encode() + b"\r\n\r\n" + b"\xff" * fault["bytes"])
+                self.wfile.flush()
+            except (ConnectionError, OSError):
+                pass
+            self.close_connection = True
+            return
         status, hdrs, payload = self.route(path, body, garbage=bool(fault and fault["name"] == "garbage"))
         name = fault["name"] if fault else None
         if name == "stall":

@@ -98,7 +98,7 @@ public actor AudioDownloader {
     private func download(_ url: String, progress: (@Sendable (Double) -> Void)?) async -> Result<String, DownloadError> {
         var attempt = 0
         while true {
-            let outcome = await downloadOnce(url, progress: progress)
+            let outcome = await downloadOnce(url, lastAttempt: attempt + 1 >= attempts, progress: progress)
             switch outcome {
             case .success: return outcome
             case .failure(let error):
@@ -112,7 +112,11 @@ public actor AudioDownloader {
         }
     }
 
-    private func downloadOnce(_ url: String, progress: (@Sendable (Double) -> Void)?) async -> Result<String, DownloadError> {
+    /// One attempt. A partial file is kept to resume from only if another attempt follows (or the download
+    /// was cancelled, to resume when it is asked for again); after the last, its room goes back to the cache.
+    private func downloadOnce(
+        _ url: String, lastAttempt: Bool, progress: (@Sendable (Double) -> Void)?
+    ) async -> Result<String, DownloadError> {
         let reservation: CacheReservation
         do {
             reservation = try cache.reserve(url, bytes: 1)
@@ -127,7 +131,7 @@ public actor AudioDownloader {
         let fetched = await fetch(url, reservation: reservation, into: fd, progress: progress)
         close(fd)
         if case .failure(let error) = fetched {
-            if error.dropsPartialFile { cache.abandon(reservation) }
+            if error.dropsPartialFile || (lastAttempt && error.isTransient) { cache.abandon(reservation) }
             if error.marksFileBad { badFiles.failed(url, now: monotonicSeconds()) }
             return .failure(error)
         }

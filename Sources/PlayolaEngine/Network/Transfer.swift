@@ -125,24 +125,31 @@ final class Transfer: @unchecked Sendable {
             let name = line[..<colon].lowercased()
             let value = String(line[line.index(after: colon)...]).trimmingWhitespace()
             headers.append((name, value))
+        } else if line == "\r\n" || line == "\n", !headersChecked, (200..<300).contains(status) {
+            // The end of the final response's header: judged now, so a length that cannot fit is refused
+            // even when no body byte ever comes.
+            guard acceptHeaders(status: status) else { return 0 }
         }
         return count
     }
 
+    /// Runs `onHeaders` once; false when it refused the body (the reason is in `refusal`).
+    private func acceptHeaders(status: Int) -> Bool {
+        headersChecked = true
+        guard status < 300, let onHeaders else { return true }
+        switch onHeaders(status, headers) {
+        case .refuse(let reason):
+            refusal = reason
+            return false
+        case .accept(let limit):
+            bodyLimit = limit
+            return true
+        }
+    }
+
     private func receive(body data: UnsafeMutablePointer<CChar>, count: Int) -> Int {
         let status = self.status
-        if !headersChecked {
-            headersChecked = true
-            if status < 300, let onHeaders {
-                switch onHeaders(status, headers) {
-                case .refuse(let reason):
-                    refusal = reason
-                    return 0
-                case .accept(let limit):
-                    bodyLimit = limit
-                }
-            }
-        }
+        if !headersChecked, !acceptHeaders(status: status) { return 0 }
         if let bodyLimit, bodyBytes + Int64(count) > bodyLimit {
             // More body than announced (e.g. chunked after a Content-Length): stop before writing it.
             overran = true
