@@ -78,6 +78,15 @@ final class HostileNetworkTests: XCTestCase {
         let again = await rig.downloader.file(for: url)
         guard case .failure(.backedOff(url, _)) = again else { return XCTFail("\(again)") }
         XCTAssertEqual(try rig.server.requests(matching: "/files/huge.mp3").count, 1)
+        // The transfer was stopped, not drained: the server could hand over little more than the socket buffers.
+        var sent: Int?
+        for _ in 0..<50 where sent == nil {
+            sent = try rig.server.requests(matching: "/files/huge.mp3").first?["sent"] as? Int
+            if sent == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let served = try XCTUnwrap(sent, "the server saw the connection close")
+        XCTAssertLessThan(served, 16 << 20, "of 200 MB offered")
+        print("chunked overflow: the server got \(served) bytes out before the client stopped, in \(seconds) s")
     }
 
     /// Responses that lie about their length: each ends with a named error within 3 s, nothing is left
