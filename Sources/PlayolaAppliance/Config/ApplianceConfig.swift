@@ -43,7 +43,7 @@ struct ApplianceConfig: Sendable, Equatable {
         /// disk (a refresh after a 401) is picked up without a restart.
         func token() -> String? {
             switch tokenSource {
-            case .inline(let token)?: return (try? TokenFile.check(token).get()) ?? nil
+            case .inline(let token)?: return try? TokenFile.check(token).get()
             case .file(let path)?: return TokenFile.read(path)
             case nil: return nil
             }
