@@ -117,6 +117,36 @@ final class HostileNetworkTests: XCTestCase {
         }
     }
 
+    func testTheBadFileBackoffDoublesAndRemembersABoundedNumberOfURLs() async throws {
+        let server = try FakePlayola()
+        let junk = Fixtures.temporaryDirectory("junk") + "/junk.mp3"
+        try Data(repeating: 0x42, count: 20_000).write(to: URL(fileURLWithPath: junk))
+        for index in 0..<6 { try server.addFile(junk, as: "j\(index).mp3") }
+        let cache = try AudioCache(directory: Fixtures.temporaryDirectory("backoff-cache"), budgetBytes: 16 << 20)
+        let downloader = AudioDownloader(http: HTTPClient(), cache: cache, attempts: 1, badFileBackoff: (0.5, 0.8),
+                                         badFilesRemembered: 4)
+        let url = server.fileURL("j0.mp3")
+        func fetches(_ name: String) throws -> Int { try server.requests(matching: "/files/\(name)").count }
+
+        guard case .failure(.notAudio(_, _, retryIn: 0)) = await downloader.file(for: url) else { return XCTFail() }
+        guard case .failure(.backedOff) = await downloader.file(for: url) else { return XCTFail() }
+        XCTAssertEqual(try fetches("j0.mp3"), 1)
+        try await Task.sleep(for: .seconds(0.6))
+        _ = await downloader.file(for: url) // fetched again after 0.5 s, fails again: now 0.8 s (doubled, capped)
+        XCTAssertEqual(try fetches("j0.mp3"), 2)
+        try await Task.sleep(for: .seconds(0.6))
+        guard case .failure(.backedOff) = await downloader.file(for: url) else { return XCTFail("the wait doubled") }
+        XCTAssertEqual(try fetches("j0.mp3"), 2)
+
+        // Five more bad URLs with room for four: the one whose wait ends first (j0) is forgotten.
+        for index in 1..<6 { _ = await downloader.file(for: server.fileURL("j\(index).mp3")) }
+        _ = await downloader.file(for: url)
+        XCTAssertEqual(try fetches("j0.mp3"), 3, "forgotten, so fetched again")
+        for index in 3..<6 {
+            guard case .failure(.backedOff) = await downloader.file(for: server.fileURL("j\(index).mp3")) else { return XCTFail("j\(index)") }
+        }
+    }
+
     func testURLsOtherThanHTTPAreRefusedWithoutARequest() async throws {
         let rig = try rig()
         for url in ["file:///etc/passwd", "FILE:///etc/shadow", "gopher://127.0.0.1:70/_x", "dict://127.0.0.1:11211/stats",

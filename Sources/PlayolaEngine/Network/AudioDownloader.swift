@@ -26,7 +26,7 @@ public actor AudioDownloader {
     public init(
         http: HTTPClient, cache: AudioCache, attempts: Int = 5, backoff: (first: Double, cap: Double) = (1, 30),
         stallTimeout: Double = 15, deadline: Double = 300, probe: AudioProbe = AudioProbe(),
-        badFileBackoff: (first: Double, cap: Double) = (600, 6 * 3600),
+        badFileBackoff: (first: Double, cap: Double) = (600, 6 * 3600), badFilesRemembered: Int = 256,
         onProblem: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.stallTimeout = stallTimeout
@@ -36,7 +36,7 @@ public actor AudioDownloader {
         self.attempts = attempts
         self.backoff = backoff
         self.probe = probe
-        badFiles = BadFileBackoff(first: badFileBackoff.first, cap: badFileBackoff.cap)
+        badFiles = BadFileBackoff(first: badFileBackoff.first, cap: badFileBackoff.cap, capacity: max(1, badFilesRemembered))
         self.onProblem = onProblem
     }
 
