@@ -18,10 +18,10 @@ final class AudioCacheTests: XCTestCase {
         return path
     }
 
-    /// Every file in `directory` and its size (st_size), `.part` files included.
+    /// Every file in `directory` and its size (st_size), `.part` files included, the cache's marker not.
     private func filesOnDisk(_ directory: String) -> [String: Int64] {
         var result: [String: Int64] = [:]
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name != AudioCache.markerName {
             var info = stat()
             if lstat(directory + "/" + name, &info) == 0 { result[name] = Int64(info.st_size) }
         }
@@ -219,9 +219,10 @@ final class AudioCacheTests: XCTestCase {
 
     // MARK: 3
 
-    func testRestartKeepsCompleteFilesDeletesPartialAndStrayOnesAndEvictsToANewBudget() throws {
+    func testRestartKeepsCompleteFilesDeletesPartialOnesLeavesOthersAloneAndEvictsToANewBudget() throws {
         let directory = makeDirectory()
         let (old, new, partial) = ("https://cdn.test/old.mp3", "https://cdn.test/new.m4a", "https://cdn.test/partial.m4a")
+        let strays = ["notes.txt": Int64(500), "0123456789ABCDEF.m4a": 700, "link": 0]
         do {
             let cache = try AudioCache(directory: directory, budgetBytes: 100_000)
             let oldPath = try admit(cache, old, bytes: 10_000)
@@ -231,15 +232,18 @@ final class AudioCacheTests: XCTestCase {
                                                   ofItemAtPath: oldPath)
             let reservation = try cache.reserve(partial, bytes: 40_000)
             write(15_000, to: reservation.temporaryPath)
+            // Names the cache did not make: someone else's, never deleted (issue 12).
             write(500, to: directory + "/notes.txt")
             write(700, to: directory + "/0123456789ABCDEF.m4a")  // not a key: upper-case hex
             write(900, to: directory + "/" + fileName(old) + ".toolong")
-            try FileManager.default.createSymbolicLink(atPath: directory + "/link", withDestinationPath: cache.path(for: new))
+            try FileManager.default.createSymbolicLink(atPath: directory + "/link", withDestinationPath: "/nonexistent")
             XCTAssertEqual(filesOnDisk(directory).count, 7)
         }
 
+        var expectedStrays = strays.merging([fileName(old) + ".toolong": 900]) { $1 }
+        expectedStrays["link"] = Int64("/nonexistent".utf8.count)
         let reopened = try AudioCache(directory: directory, budgetBytes: 100_000)
-        XCTAssertEqual(filesOnDisk(directory), [fileName(old): 10_000, fileName(new): 20_000])
+        XCTAssertEqual(filesOnDisk(directory), expectedStrays.merging([fileName(old): 10_000, fileName(new): 20_000]) { $1 })
         XCTAssertEqual(reopened.usage, CacheUsage(storedBytes: 30_000, reservedBytes: 0, files: 2, pinnedBytes: 0))
         XCTAssertEqual(reopened.lookup(old), reopened.path(for: old))
         XCTAssertEqual(reopened.lookup(new), reopened.path(for: new))
@@ -247,12 +251,12 @@ final class AudioCacheTests: XCTestCase {
         XCTAssertEqual(try reopened.reserve(partial, bytes: 40_000).existingBytes, 0)
 
         let smaller = try AudioCache(directory: directory, budgetBytes: 25_000)
-        XCTAssertEqual(filesOnDisk(directory), [fileName(new): 20_000])
+        XCTAssertEqual(filesOnDisk(directory), expectedStrays.merging([fileName(new): 20_000]) { $1 })
         XCTAssertNil(smaller.lookup(old))
         XCTAssertNotNil(smaller.lookup(new))
 
         _ = try AudioCache(directory: directory, budgetBytes: 19_999)
-        XCTAssertEqual(filesOnDisk(directory), [:])
+        XCTAssertEqual(filesOnDisk(directory), expectedStrays)
     }
 
     func testCreatesMissingDirectoriesAndRefusesAFile() throws {

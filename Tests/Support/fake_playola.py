@@ -22,9 +22,15 @@ Every response has a Date header = real UTC now + clock offset.
 Control endpoints (paths starting with /_; never faulted, never logged):
   POST /_faults    JSON list of rules, appended. Rule: {"match": regex searched in path+query,
                    "method": optional, "times": n (default 1, -1 = forever), "action": A}
-                   A = {"status": 500} | "cut_half" | "reset_mid" | "stall" | "garbage" | "delay".
-                   Parameters "seconds" (stall default 60, delay default 1) and "after_headers"
-                   (stall) may sit on the rule or in a dict action, e.g. {"type": "stall", "seconds": 3}.
+                   A = {"status": 500} | "cut_half" | "reset_mid" | "stall" | "garbage" | "delay"
+                     | "chunked_overflow" | "redirect" | "trickle" | "raw".
+                   Parameters "seconds" (stall default 60, delay default 1; trickle: between bytes, default 0.5)
+                   and "after_headers" (stall) may sit on the rule or in a dict action, e.g.
+                   {"type": "stall", "seconds": 3}. chunked_overflow: the headers say "Content-Length:
+                   <length>" (default 1000) and "Transfer-Encoding: chunked", then "bytes" (default 200 MB) of
+                   body follow in chunks. redirect: 302 to "location". trickle: the real headers, then
+                   the body one byte at a time. raw: "head" (status line and header fields, sent as given,
+                   then an empty line), then "bytes" bytes of body, then the connection is closed.
   GET  /_faults    active rules;   DELETE /_faults  clears them
   POST /_tokens    {"valid": [...]} replaces the valid bearer-token set (initially empty)
   POST /_clock     {"offset": seconds}
@@ -35,7 +41,8 @@ import struct, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
 
-ACTIONS = {"status", "cut_half", "reset_mid", "stall", "garbage", "delay"}
+ACTIONS = {"status", "cut_half", "reset_mid", "stall", "garbage", "delay", "chunked_overflow", "redirect", "trickle",
+           "raw"}
 CONTENT_TYPES = {".m4a": "audio/mp4", ".mp3": "audio/mpeg"}
 STATION_RE = re.compile(r"^/v1/stations/([^/]+)/schedule$")
 
@@ -71,8 +78,10 @@ def parse_rule(raw):
     return {"match": raw["match"], "re": re.compile(raw["match"]), "name": name,
             "method": raw["method"].upper() if raw.get("method") else None,
             "times": int(raw.get("times", 1)), "status": int(params.get("status", 500)),
-            "seconds": float(params.get("seconds", 60 if name == "stall" else 1)),
-            "after_headers": bool(params.get("after_headers", False))}
+            "seconds": float(params.get("seconds", {"stall": 60, "trickle": 0.5}.get(name, 1))),
+            "after_headers": bool(params.get("after_headers", False)),
+            "length": int(params.get("length", 1000)), "bytes": int(params.get("bytes", 200 << 20)),
+            "location": str(params.get("location", "")), "head": str(params.get("head", ""))}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -144,6 +153,18 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(fault["status"], {"message": "injected"})
         if fault and fault["name"] == "delay":
             self.state.stop.wait(fault["seconds"])
+        if fault and fault["name"] == "redirect":
+            return self.emit(302, [("Location", fault["location"])], b"")
+        if fault and fault["name"] == "chunked_overflow":
+            return self.chunked_overflow(fault)
+        if fault and fault["name"] == "raw":
+            try:
+                self.wfile.write(fault["head"].encode() + b"\r\n\r\n" + b"\xff" * fault["bytes"])
+                self.wfile.flush()
+            except (ConnectionError, OSError):
+                pass
+            self.close_connection = True
+            return
         status, hdrs, payload = self.route(path, body, garbage=bool(fault and fault["name"] == "garbage"))
         name = fault["name"] if fault else None
         if name == "stall":
@@ -151,6 +172,14 @@ class Handler(BaseHTTPRequestHandler):
                 self.emit(status, hdrs, payload, limit=0)
                 self.wfile.flush()
             self.state.stop.wait(fault["seconds"])
+            self.close_connection = True
+        elif name == "trickle":
+            self.emit(status, hdrs, payload, limit=0)
+            for i in range(len(payload)):
+                self.wfile.write(payload[i:i + 1])
+                self.wfile.flush()
+                if self.state.stop.wait(fault["seconds"]):
+                    break
             self.close_connection = True
         elif name in ("cut_half", "reset_mid"):
             self.emit(status, hdrs, payload, limit=len(payload) // 2)
@@ -162,6 +191,26 @@ class Handler(BaseHTTPRequestHandler):
                 self.connection.close()
         else:
             self.emit(status, hdrs, payload)
+
+    def chunked_overflow(self, fault):
+        """A Content-Length the body does not keep to: chunked, and far longer."""
+        self.send_response(200)
+        self.send_header("Content-Type", "audio/mpeg")
+        self.send_header("Content-Length", str(fault["length"]))
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.entry["status"] = 200
+        chunk, sent = b"\xff" * 65536, 0
+        try:
+            while sent < fault["bytes"] and not self.state.stop.is_set():
+                piece = chunk[:min(len(chunk), fault["bytes"] - sent)]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                sent += len(piece)
+            self.wfile.write(b"0\r\n\r\n")
+        except (ConnectionError, OSError):
+            pass
+        self.entry["sent"] = sent
+        self.close_connection = True
 
     def route(self, path, body, garbage):
         """Return (status, headers, body) of the normal (or garbage) response."""

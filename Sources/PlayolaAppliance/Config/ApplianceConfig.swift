@@ -1,4 +1,5 @@
 import Glibc
+import PlayolaEngine
 
 /// Everything `/etc/playola.ini` says, with the defaults filled in. Built by `ApplianceConfig.load(path:)`.
 struct ApplianceConfig: Sendable, Equatable {
@@ -42,7 +43,7 @@ struct ApplianceConfig: Sendable, Equatable {
         /// disk (a refresh after a 401) is picked up without a restart.
         func token() -> String? {
             switch tokenSource {
-            case .inline(let token)?: return token.isEmpty ? nil : token
+            case .inline(let token)?: return try? TokenFile.check(token).get()
             case .file(let path)?: return TokenFile.read(path)
             case nil: return nil
             }
@@ -167,10 +168,24 @@ enum TokenFile {
     /// Larger than any bearer token; stops a wrong path (a log, a disk image) from being read whole.
     static let maximumSize = 64 << 10
 
-    /// The trimmed contents, or nil when missing, unreadable or empty.
+    /// The token: the file's one line, trimmed; nil when the file is missing, unreadable, empty or not a
+    /// single line of printable text (`problem` says why), so a CR or LF in it can never reach an HTTP header.
     static func read(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard case .success(let token) = contents(path) else { return nil }
+        return token
+    }
+
+    /// Why the token file cannot be used, when it exists but holds no usable token.
+    static func problem(_ path: String) -> String? {
+        guard case .failure(let problem) = contents(path) else { return nil }
+        return problem.reason
+    }
+
+    struct Problem: Error { var reason: String }
+
+    private static func contents(_ path: String) -> Result<String?, Problem> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return .success(nil) }
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: maximumSize)
         var count = 0
@@ -180,8 +195,21 @@ enum TokenFile {
             guard got > 0 else { break }
             count += got
         }
-        let token = String(decoding: bytes[0..<count], as: UTF8.self).trimmedBlanks
-        return token.isEmpty ? nil : token
+        return check(String(decoding: bytes[0..<count], as: UTF8.self))
+    }
+
+    /// One line of printable text (a final newline, CRLF too, and surrounding blanks are dropped).
+    static func check(_ text: String) -> Result<String?, Problem> {
+        var token = Substring(text)
+        while let last = token.last, last.isNewline || last == " " || last == "\t" { token = token.dropLast() }
+        while let first = token.first, first == " " || first == "\t" { token = token.dropFirst() }
+        if let offset = ControlCharacters.first(in: String(token)) {
+            let byte = Array(token.utf8)[offset]
+            return .failure(Problem(reason: byte == 10 || byte == 13
+                ? "holds more than one line; a token is one line"
+                : "holds a control character (0x\(String(byte, radix: 16))) at byte \(offset + 1); a token is printable text"))
+        }
+        return .success(token.isEmpty ? nil : String(token))
     }
 
     /// True when anyone on the machine may read `path` (other-read bit); nil with errno set when stat fails.

@@ -106,7 +106,10 @@ struct ConfigValidator {
         }
         readPlayer(sectionsByName["player"] ?? [])
         readService(sectionsByName["service"] ?? [])
-        readCache(sectionsByName["cache"] ?? [])
+        let cacheLine = readCache(sectionsByName["cache"] ?? [])
+        if let problem = CacheDirectoryCheck.problem(cache: config.cache.dir, state: config.service.stateDir) {
+            error(problem, cacheLine ?? 0)
+        }
         readPlayola(sectionsByName["playola"] ?? [])
         readGPIO(sectionsByName["gpio"] ?? [])
         readLED(sectionsByName["led"] ?? [])
@@ -192,10 +195,13 @@ struct ConfigValidator {
         }
     }
 
-    private mutating func readCache(_ entries: [INIEntry]) {
+    /// Returns the line of `dir`, if given.
+    private mutating func readCache(_ entries: [INIEntry]) -> Int? {
+        var dirLine: Int?
         for entry in entries {
             switch entry.key {
             case "dir":
+                dirLine = entry.line
                 if let path = absolutePath(entry) { config.cache.dir = path }
             case "size":
                 guard let size = ConfigValue.byteSize(entry.value) else {
@@ -213,6 +219,7 @@ struct ConfigValidator {
                 unknownKey(entry, known: Self.cacheKeys)
             }
         }
+        return dirLine
     }
 
     private mutating func readPlayola(_ entries: [INIEntry]) {
@@ -243,6 +250,9 @@ struct ConfigValidator {
             checkTokenFile(fileEntry)
         case let (nil, tokenEntry?):
             config.playola.tokenSource = .inline(tokenEntry.value)
+            if case .failure(let problem) = TokenFile.check(tokenEntry.value) {
+                warning("token \(problem.reason): listening sessions are not reported until it is fixed", tokenEntry.line)
+            }
             if TokenFile.isWorldReadable(file) == true {
                 warning("config file \(file) holds a token and is readable by everyone; chmod 600 it", tokenEntry.line)
             }
@@ -263,6 +273,9 @@ struct ConfigValidator {
             warning("token file \(path) does not exist; listening sessions are not reported without a token", entry.line)
         case nil:
             warning("token file \(path): \(String(cString: strerror(errno)))", entry.line)
+        }
+        if let problem = TokenFile.problem(path) {
+            warning("token file \(path) \(problem): listening sessions are not reported until it is fixed", entry.line)
         }
     }
 

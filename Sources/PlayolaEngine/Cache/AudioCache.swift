@@ -35,16 +35,24 @@ public struct CacheUsage: Sendable, Equatable {
 ///
 /// Complete files plus the space reserved for downloads in progress never exceed `budgetBytes`, at any
 /// instant: space is made (evicting unpinned files, least recently used first) before it is handed out,
-/// and a file is deleted before its space is given back. Only this cache may write to the directory; a
-/// stray file is deleted at the next start.
+/// and a file is deleted before its space is given back. The cache deletes only files whose names it
+/// makes (`CacheKey`): anything else in the directory is someone else's and is left alone, uncounted.
+/// The marker file (`markerName`) says the directory is a cache's.
 public final class AudioCache: Sendable {
     public let directory: String
     public let budgetBytes: Int64
     private let state: Mutex<State>
+    /// URLs whose check was under way when the process last died (their `.probe` marker survived): the
+    /// decoder may have crashed on them, so their files were deleted at start and they should not be
+    /// fetched again soon.
+    public let crashedDuringProbe: [String]
+
+    /// The file that marks a directory as a cache's (`check-config` refuses a non-empty folder without it).
+    public static let markerName = ".playola-cache"
 
     /// Creates `directory` if needed and scans it: complete files are kept (least recently used is the
-    /// oldest mtime), partial downloads and anything else are deleted, then LRU files are evicted down to
-    /// the budget.
+    /// oldest mtime), partial downloads and files whose check was interrupted are deleted, then LRU files
+    /// are evicted down to the budget. Files not named by the cache are not touched.
     public init(directory: String, budgetBytes: Int64) throws(CacheError) {
         var trimmed = directory
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
@@ -52,9 +60,27 @@ public final class AudioCache: Sendable {
         self.budgetBytes = budgetBytes
         try Disk.makeDirectories(trimmed)
         var state = State(directory: trimmed, budget: budgetBytes)
-        try state.scan()
+        let scanned = try state.scan()
+        crashedDuringProbe = scanned.crashed
         try state.evict(downTo: budgetBytes)
         self.state = Mutex(state)
+        // Someone's folder stays unmarked, so `check-config` goes on refusing it.
+        if scanned.owned { Disk.writeMarker(trimmed + "/" + Self.markerName) }
+    }
+
+    /// Whether the cache may use `directory`: it does not exist, holds the marker, or holds nothing but
+    /// names the cache makes (an empty folder, or a cache from before the marker). A failure when it
+    /// cannot be listed.
+    public static func mayUse(_ directory: String) -> Result<Bool, CacheError> {
+        guard let names = Disk.names(in: directory) else {
+            if errno == ENOENT { return .success(true) }
+            return .failure(.io(path: directory, reason: "cannot list: \(Disk.lastError)"))
+        }
+        return .success(owns(names))
+    }
+
+    static func owns(_ names: [String]) -> Bool {
+        names.contains(markerName) || names.allSatisfy { CacheKey.isKey($0) || CacheKey.isPart($0) || CacheKey.isProbe($0) }
     }
 
     public static func key(for url: String) -> String { CacheKey.key(for: url) }
@@ -168,6 +194,32 @@ public final class AudioCache: Sendable {
         state.withLock { state in _ = try? state.removeFile(key) }
     }
 
+    /// The complete files in the cache now (paths), to check them again.
+    public var storedFiles: [String] { state.withLock { state in state.entries.keys.sorted().map(state.path) } }
+
+    /// Deletes a complete file by path (one of `storedFiles`); no-op if it is not the cache's.
+    public func removeStored(_ path: String) {
+        guard let key = path.split(separator: "/").last.map(String.init), path == directory + "/" + key else { return }
+        state.withLock { state in _ = try? state.removeFile(key) }
+    }
+
+    /// Notes, durably, that the decoder is about to check `url`'s file at `path` (the final or the `.part`
+    /// path): should the process die during the check, the next start deletes the file and reports the
+    /// URL in `crashedDuringProbe`, so a file that crashes the decoder cannot crash every start.
+    /// A file found at start has no known URL (nil): the marker then only gets the file deleted.
+    public func beginProbe(_ url: String?, path: String) {
+        Disk.writeFile(Self.probeMarker(for: path), contents: (url ?? "") + "\n")
+    }
+
+    /// The check begun by `beginProbe` is over, whatever its result.
+    public func endProbe(path: String) {
+        try? Disk.remove(Self.probeMarker(for: path))
+    }
+
+    private static func probeMarker(for path: String) -> String {
+        (path.hasSuffix(CacheKey.partSuffix) ? String(path.dropLast(CacheKey.partSuffix.count)) : path) + CacheKey.probeSuffix
+    }
+
     public var usage: CacheUsage {
         state.withLock { state in
             CacheUsage(
@@ -261,32 +313,40 @@ private struct State {
     }
 
     /// Adopts complete files, oldest mtime least recently used; deletes `.part` files (no reservation
-    /// survives a restart) and anything else. Subdirectories are left alone: they are not ours to recurse into.
-    mutating func scan() throws(CacheError) {
-        guard let dir = opendir(directory) else {
+    /// survives a restart) and the file of any check that was interrupted (returning those URLs). Names the
+    /// cache does not make are left alone. A directory without the marker is adopted only if nothing else
+    /// is in it, so a folder of somebody's files is never counted, evicted or deleted from.
+    mutating func scan() throws(CacheError) -> (owned: Bool, crashed: [String]) {
+        // The whole listing before deleting, as readdir's view of a changing directory is unspecified.
+        guard let names = Disk.names(in: directory) else {
             throw .io(path: directory, reason: "cannot list the cache directory: \(Disk.lastError)")
         }
-        defer { closedir(dir) }
-        let fd = dirfd(dir)
-        // Read the whole listing before deleting, as readdir's view of a changing directory is unspecified.
-        var names: [[CChar]] = []
-        while let item = readdir(dir) {
-            let name = withUnsafeBytes(of: item.pointee.d_name) { Array($0.bindMemory(to: CChar.self).prefix { $0 != 0 }) }
-            if name != [46] && name != [46, 46] { names.append(name + [0]) }
+        guard AudioCache.owns(names) else { return (false, []) }
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .io(path: directory, reason: "cannot open the cache directory: \(Disk.lastError)") }
+        defer { close(fd) }
+        var crashed: [String] = []
+        for name in names where CacheKey.isProbe(name) {
+            let key = String(name.dropLast(CacheKey.probeSuffix.count))
+            // A file found at start was probed without a URL (an empty line): it is only deleted.
+            if let url = Disk.firstLine(of: path(name)), !url.isEmpty, ControlCharacters.first(in: url) == nil { crashed.append(url) }
+            for victim in [key, key + CacheKey.partSuffix, name] where unlinkat(fd, victim, 0) != 0 && errno != ENOENT {
+                throw .io(path: path(victim), reason: "cannot delete a file whose check was interrupted: \(Disk.lastError)")
+            }
         }
         var found: [(key: String, bytes: Int64, modified: timespec)] = []
         for name in names {
             var info = stat()
-            guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT != S_IFDIR else { continue }
-            let text = String(validating: name.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if let text, info.st_mode & S_IFMT == S_IFREG, CacheKey.isKey(text) {
-                found.append((text, Int64(info.st_size), info.st_mtim))
-            } else if unlinkat(fd, name, 0) != 0, errno != ENOENT {
-                throw .io(path: directory + "/" + (text ?? "?"), reason: "cannot delete stray file: \(Disk.lastError)")
+            guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            if CacheKey.isKey(name) {
+                found.append((name, Int64(info.st_size), info.st_mtim))
+            } else if CacheKey.isPart(name), unlinkat(fd, name, 0) != 0, errno != ENOENT {
+                throw .io(path: path(name), reason: "cannot delete a partial download: \(Disk.lastError)")
             }
         }
         found.sort { ($0.modified.tv_sec, $0.modified.tv_nsec) < ($1.modified.tv_sec, $1.modified.tv_nsec) }
         for file in found { add(file.key, bytes: file.bytes) }
+        return (true, crashed)
     }
 }
 
@@ -306,6 +366,45 @@ private enum Disk {
         guard unlink(path) == 0 || errno == ENOENT else {
             throw .io(path: path, reason: "cannot delete: \(lastError)")
         }
+    }
+
+    /// The names in a directory (not `.` and `..`; names that are not UTF-8 as replaced text, so they
+    /// match no name the cache makes); nil with errno set when it cannot be listed.
+    static func names(in directory: String) -> [String]? {
+        guard let dir = opendir(directory) else { return nil }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let item = readdir(dir) {
+            let name = withUnsafeBytes(of: item.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Writes a small file durably (a marker); failures are ignored: a marker is a safety net, not a need.
+    static func writeFile(_ path: String, contents: String) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        _ = contents.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) }
+        fsync(fd)
+        close(fd)
+    }
+
+    static func writeMarker(_ path: String) {
+        guard access(path, F_OK) != 0 else { return }
+        writeFile(path, contents: "This directory is Playola's download cache: files it did not name are left alone.\n")
+    }
+
+    /// The first line of a small file (at most 4 KiB read), nil if unreadable.
+    static func firstLine(of path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        let line = bytes[..<count].prefix { $0 != 10 }
+        return String(validating: line, as: UTF8.self)
     }
 
     static func sync(_ path: String) throws(CacheError) {

@@ -2,6 +2,8 @@
 /// URL path's extension, so decoders and people can still tell the format (`3f2a0c91d4e5b6a7.m4a`).
 enum CacheKey {
     static let partSuffix = ".part"
+    /// Marks a file the decoder is checking (its content: the URL); see `AudioCache.beginProbe`.
+    static let probeSuffix = ".probe"
     private static let maxExtensionLength = 5
 
     static func key(for url: String) -> String {
@@ -47,6 +49,12 @@ enum CacheKey {
         return bytes[16] == UInt8(ascii: ".") && (1...maxExtensionLength).contains(ext.count)
             && ext.allSatisfy(isLowerAlphanumeric)
     }
+
+    /// A partial download's name: a key plus `.part`.
+    static func isPart(_ name: String) -> Bool { name.hasSuffix(partSuffix) && isKey(String(name.dropLast(partSuffix.count))) }
+
+    /// A check marker's name: a key plus `.probe`.
+    static func isProbe(_ name: String) -> Bool { name.hasSuffix(probeSuffix) && isKey(String(name.dropLast(probeSuffix.count))) }
 
     private static func isLowerHex(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)

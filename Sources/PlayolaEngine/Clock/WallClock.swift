@@ -27,9 +27,14 @@ public final class ManualClock: WallClock {
 /// header (1 s resolution) is compared at every fetch; a difference beyond `tolerance` is played against
 /// the server's time, and once the system clock is synchronised the measured difference drops back and
 /// the correction with it.
+///
+/// The correction applies only while the station playing keeps the server's time (`applies`, set by the
+/// player for each station): a local folder's schedule is made on this machine's clock, so a server's
+/// `Date` a day off must not move it.
 public final class ServerCorrectedClock: WallClock {
     private let base: any WallClock
     private let offset = Mutex<Double>(0)
+    private let applying = Mutex<Bool>(true)
     public let tolerance: Double
 
     public init(base: any WallClock = SystemClock(), tolerance: Double = 5) {
@@ -37,9 +42,16 @@ public final class ServerCorrectedClock: WallClock {
         self.tolerance = tolerance
     }
 
-    public func now() -> Date { base.now().addingTimeInterval(offset.withLock { $0 }) }
+    public func now() -> Date { base.now().addingTimeInterval(applies ? correction : 0) }
 
+    /// The server's correction as last measured (whether or not it applies now).
     public var correction: Double { offset.withLock { $0 } }
+
+    /// Whether `now()` includes the correction: true while a server's schedule plays.
+    public var applies: Bool {
+        get { applying.withLock { $0 } }
+        set { applying.withLock { $0 = newValue } }
+    }
 
     /// Takes in the server's `Date` from a response just received; returns the new correction when it changed.
     @discardableResult

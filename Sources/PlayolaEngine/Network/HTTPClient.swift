@@ -4,7 +4,7 @@ import Glibc
 import Synchronization
 
 /// HTTP over libcurl's multi interface, on one network thread for all transfers: schedule fetches,
-/// downloads, listening sessions. TLS verification on, redirects followed, compressed responses accepted,
+/// downloads, listening sessions. http and https only (redirects too), TLS verification on, redirects followed, compressed responses accepted,
 /// connect and stall timeouts, and cancellation that stops the transfer at once (Swift task cancellation
 /// aborts it inside libcurl).
 public final class HTTPClient: Sendable {
@@ -31,11 +31,12 @@ public final class HTTPClient: Sendable {
     }
 
     /// Downloads the body into `file` (an open descriptor), writing from `request.resumeFrom` on.
-    /// `onHeaders(status, headers)` runs once before the first body byte and may refuse the body.
+    /// `onHeaders(status, headers)` runs once before the first body byte and may refuse the body or cap
+    /// it: a body longer than the cap stops the transfer with `.bodyTooLong` before the excess is written.
     /// `progress(received, expected)` counts bytes of this transfer.
     public func download(
         _ request: HTTPRequest, into file: Int32,
-        onHeaders: (@Sendable (Int, [(name: String, value: String)]) -> String?)? = nil,
+        onHeaders: (@Sendable (Int, [(name: String, value: String)]) -> HeaderVerdict)? = nil,
         progress: (@Sendable (Int64, Int64?) -> Void)? = nil
     ) async throws(HTTPError) -> HTTPResponse {
         try await perform(Transfer(request: request, file: file, onHeaders: onHeaders, progress: progress))
@@ -51,7 +52,10 @@ public final class HTTPClient: Sendable {
         onHeaders: @escaping @Sendable (Int, [(name: String, value: String)]) -> String?,
         onBody: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool
     ) async throws(HTTPError) -> HTTPResponse {
-        try await perform(Transfer(request: request, file: nil, onHeaders: onHeaders, progress: nil, onBody: onBody))
+        let verdict: @Sendable (Int, [(name: String, value: String)]) -> HeaderVerdict = { status, headers in
+            onHeaders(status, headers).map(HeaderVerdict.refuse) ?? .accept(bodyLimit: nil)
+        }
+        return try await perform(Transfer(request: request, file: nil, onHeaders: verdict, progress: nil, onBody: onBody))
     }
 
     private func perform(_ transfer: Transfer) async throws(HTTPError) -> HTTPResponse {

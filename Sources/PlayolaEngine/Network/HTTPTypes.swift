@@ -59,6 +59,12 @@ public enum HTTPError: Error, Equatable, CustomStringConvertible {
     case cancelled
     /// Our side refused to go on (e.g. no room in the cache for the body).
     case refused(String)
+    /// The URL, or a redirect (named), is not http or https.
+    case unsupportedProtocol(String)
+    /// The body went on past what the headers announced (`limit` bytes): stopped before writing more.
+    case bodyTooLong(url: String, limit: Int64)
+    /// A request header (named) holds a control character; the request was not sent.
+    case invalidHeader(String)
     case other(String)
 
     /// Worth another try soon: the network or the server had a moment.
@@ -66,7 +72,7 @@ public enum HTTPError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .dns, .connect, .tls, .timeout, .truncated: true
         case .status(let code, _): code >= 500 || code == 429 || code == 408
-        case .invalidURL, .cancelled, .refused, .other: false
+        case .invalidURL, .cancelled, .refused, .other, .unsupportedProtocol, .bodyTooLong, .invalidHeader: false
         }
     }
 
@@ -82,7 +88,28 @@ public enum HTTPError: Error, Equatable, CustomStringConvertible {
         case .cancelled: "cancelled"
         case .refused(let detail): detail
         case .other(let detail): detail
+        case .unsupportedProtocol(let url): "refused: \(url) is not an http or https URL"
+        case .bodyTooLong(let url, let limit): "\(url): the body is longer than the \(limit) bytes announced; stopped"
+        case .invalidHeader(let name): "refused: the request header \(name) holds a control character"
         }
+    }
+}
+
+/// What a download's header check decides before the first body byte.
+public enum HeaderVerdict: Sendable, Equatable {
+    /// Go on; at most `bodyLimit` bytes of body are written (nil: no cap).
+    case accept(bodyLimit: Int64?)
+    case refuse(String)
+}
+
+/// A request header line as a C string for libcurl.
+enum HTTPHeaderField {
+    /// No control character but tab anywhere in the line (so no CR or LF can start another field or request).
+    static func isSafe(_ line: String) -> Bool { ControlCharacters.first(in: line) == nil }
+
+    /// The field's name for an error message: up to the colon, cut at the first byte that is not printable.
+    static func name(of line: String) -> String {
+        String(line.prefix { $0 != ":" && ($0.asciiValue.map { $0 > 0x20 && $0 < 0x7F } ?? false) }.prefix(64))
     }
 }
 

@@ -13,7 +13,7 @@ final class Transfer: @unchecked Sendable {
     let continuation = Mutex<CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>?>(nil)
     private(set) var easy: UnsafeMutableRawPointer?
     private let file: Int32?
-    private let onHeaders: (@Sendable (Int, [(name: String, value: String)]) -> String?)?
+    private let onHeaders: (@Sendable (Int, [(name: String, value: String)]) -> HeaderVerdict)?
     private let progress: (@Sendable (Int64, Int64?) -> Void)?
     /// A stream's body goes to this callback (network thread) as it arrives, instead of memory or a file.
     private let onBody: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
@@ -22,6 +22,9 @@ final class Transfer: @unchecked Sendable {
     private var bodyBytes: Int64 = 0
     private var headersChecked = false
     private var refusal: String?
+    /// Bytes of body this transfer may write, set by `onHeaders`; past it the transfer stops (`bodyTooLong`).
+    private var bodyLimit: Int64?
+    private var overran = false
     private var headerList: UnsafeMutablePointer<curl_slist>?
     /// SHOUTcast v1 servers answer "ICY 200 OK", which libcurl takes for HTTP/0.9 unless told it means 200.
     private var statusAliases: UnsafeMutablePointer<curl_slist>?
@@ -30,7 +33,7 @@ final class Transfer: @unchecked Sendable {
 
     init(
         request: HTTPRequest, file: Int32?,
-        onHeaders: (@Sendable (Int, [(name: String, value: String)]) -> String?)?,
+        onHeaders: (@Sendable (Int, [(name: String, value: String)]) -> HeaderVerdict)?,
         progress: (@Sendable (Int64, Int64?) -> Void)?, onBody: (@Sendable (UnsafeRawBufferPointer) -> Bool)? = nil
     ) {
         self.request = request
@@ -53,7 +56,20 @@ final class Transfer: @unchecked Sendable {
             return nil
         }
         self.easy = easy
+        // A header value from outside (a token, a station's extra headers) must not end the field early:
+        // a CR or LF in it would add a header, or a second request, of the sender's choosing.
+        if let bad = request.headers.first(where: { !HTTPHeaderField.isSafe($0) }) {
+            complete(.failure(.invalidHeader(HTTPHeaderField.name(of: bad))))
+            return nil
+        }
         let context = Unmanaged.passUnretained(self).toOpaque()
+        // http and https only, redirects included: a schedule may not make us read a local file or speak
+        // gopher/dict to a service on the box.
+        guard ccurl_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK,
+              ccurl_set_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") == CURLE_OK else {
+            complete(.failure(.other("libcurl cannot limit protocols to http and https")))
+            return nil
+        }
         ccurl_set_string(easy, CURLOPT_URL, request.url)
         ccurl_set_long(easy, CURLOPT_FOLLOWLOCATION, 1)
         ccurl_set_long(easy, CURLOPT_MAXREDIRS, 5)
@@ -109,18 +125,35 @@ final class Transfer: @unchecked Sendable {
             let name = line[..<colon].lowercased()
             let value = String(line[line.index(after: colon)...]).trimmingWhitespace()
             headers.append((name, value))
+        } else if line == "\r\n" || line == "\n", !headersChecked, (200..<300).contains(status) {
+            // The end of the final response's header: judged now, so a length that cannot fit is refused
+            // even when no body byte ever comes.
+            guard acceptHeaders(status: status) else { return 0 }
         }
         return count
     }
 
+    /// Runs `onHeaders` once; false when it refused the body (the reason is in `refusal`).
+    private func acceptHeaders(status: Int) -> Bool {
+        headersChecked = true
+        guard status < 300, let onHeaders else { return true }
+        switch onHeaders(status, headers) {
+        case .refuse(let reason):
+            refusal = reason
+            return false
+        case .accept(let limit):
+            bodyLimit = limit
+            return true
+        }
+    }
+
     private func receive(body data: UnsafeMutablePointer<CChar>, count: Int) -> Int {
         let status = self.status
-        if !headersChecked {
-            headersChecked = true
-            if status < 300, let onHeaders, let reason = onHeaders(status, headers) {
-                refusal = reason
-                return 0
-            }
+        if !headersChecked, !acceptHeaders(status: status) { return 0 }
+        if let bodyLimit, bodyBytes + Int64(count) > bodyLimit {
+            // More body than announced (e.g. chunked after a Content-Length): stop before writing it.
+            overran = true
+            return 0
         }
         if let onBody, status < 300 {
             guard onBody(UnsafeRawBufferPointer(start: data, count: count)) else {
@@ -162,6 +195,8 @@ final class Transfer: @unchecked Sendable {
         let detail = "\(request.url): " + String(cString: curl_easy_strerror(code))
         if cancelled.load(ordering: .acquiring) {
             result = .failure(.cancelled)
+        } else if overran, let bodyLimit {
+            result = .failure(.bodyTooLong(url: request.url, limit: bodyLimit))
         } else if let refusal {
             result = .failure(.refused(refusal))
         } else {
@@ -184,8 +219,12 @@ final class Transfer: @unchecked Sendable {
             case CURLE_PARTIAL_FILE.rawValue, CURLE_RECV_ERROR.rawValue, CURLE_GOT_NOTHING.rawValue,
                  CURLE_HTTP2.rawValue, CURLE_HTTP2_STREAM.rawValue, CURLE_SEND_ERROR.rawValue:
                 result = .failure(.truncated(detail))
-            case CURLE_URL_MALFORMAT.rawValue, CURLE_UNSUPPORTED_PROTOCOL.rawValue:
+            case CURLE_URL_MALFORMAT.rawValue:
                 result = .failure(.invalidURL(request.url))
+            case CURLE_UNSUPPORTED_PROTOCOL.rawValue:
+                // The URL itself, or a redirect (the refused response's Location), named another protocol.
+                let location = status >= 300 && status < 400 ? headers.last { $0.name == "location" }?.value : nil
+                result = .failure(.unsupportedProtocol(location ?? request.url))
             case CURLE_ABORTED_BY_CALLBACK.rawValue:
                 result = .failure(.cancelled)
             default:

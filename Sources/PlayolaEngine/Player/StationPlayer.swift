@@ -86,6 +86,7 @@ public actor StationPlayer {
 
     /// Plays any schedule source (a Playola station, a local folder).
     public func play(_ source: any ScheduleSource, at date: Date? = nil) {
+        clock.applies = source.followsServerTime
         let shift = date.map { clock.now().timeIntervalSince($0) } ?? 0
         resumeArmed = false
         begin(.schedule(source, shift: shift))
@@ -179,6 +180,9 @@ public actor StationPlayer {
     private func begin(_ station: Station) {
         halt()
         self.station = station
+        // The server's clock corrects the server's schedules only: a folder's spins are placed on this
+        // machine's clock, and a wrong `Date` from the API must not silence them.
+        if case .schedule(let source, _) = station { clock.applies = source.followsServerTime } else { clock.applies = false }
         generation += 1
         let current = generation
         publish(.loading(0))
@@ -278,6 +282,12 @@ public actor StationPlayer {
         for spin in window where !requested.contains(spin.id) {
             guard let url = spin.audioBlock.downloadURL else { continue }
             requested.insert(spin.id)
+            // A local folder's own files are played where they are; every other URL goes to the
+            // downloader, which fetches http and https only.
+            if case .schedule(let source, _)? = station, let local = source.localFile(for: url) {
+                files[spin.id] = local
+                continue
+            }
             let id = spin.id
             let downloader = self.downloader
             Task {
@@ -321,6 +331,8 @@ public actor StationPlayer {
             failed.insert(id)
             configurationProblem = "\(error)"
             publish(.error("\(error)"))
+        case .failure(.backedOff):
+            failed.insert(id) // named when it failed; once in the log is enough
         case .failure(let error):
             failed.insert(id)
             notice("spin \(id) will be silent: \(error)")

@@ -16,6 +16,22 @@ public struct LocalFolderSource: ScheduleSource {
     static let epoch = Date(timeIntervalSince1970: 946_684_800)
     static let extensions: Set<String> = ["mp3", "m4a", "mp4", "aac", "wav", "flac", "ogg", "oga", "opus"]
 
+    /// The folder's own files, as its schedule names them (`file://` + folder + `/` + name), if they are
+    /// still regular files: a FIFO or a device put in their place is not opened.
+    public func localFile(for url: String) -> String? {
+        let prefix = "file://" + path + "/"
+        guard url.hasPrefix(prefix) else { return nil }
+        let name = url.dropFirst(prefix.count)
+        guard !name.isEmpty, !name.contains("/"), name != "..", name != "." else { return nil }
+        let file = path + "/" + name
+        return Self.isRegularFile(file) ? file : nil
+    }
+
+    static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+
     public init(stationID: String, path: String, crossfade: Double = 2, clock: any WallClock = SystemClock()) {
         self.stationID = stationID
         self.path = path
@@ -79,7 +95,7 @@ public struct LocalFolderSource: ScheduleSource {
             if !name.hasPrefix("."), extensions.contains(ext) { names.append(name) }
         }
         var tracks: [Track] = []
-        for name in names.sorted() {
+        for name in names.sorted() where isRegularFile(path + "/" + name) {
             guard let decoder = try? openAudioFile(path: path + "/" + name), let frames = decoder.frameCount else { continue }
             let seconds = Double(frames) / Double(decoder.sampleRate)
             guard seconds > 4 else { continue } // shorter than two crossfades: nothing to hear between them

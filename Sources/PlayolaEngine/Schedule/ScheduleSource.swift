@@ -7,8 +7,19 @@ public protocol ScheduleSource: Sendable {
     var stationID: String { get }
     /// Whether listening to it is reported to the Playola API.
     var reportsListening: Bool { get }
+    /// Whether its airtimes are the server's time: only then does the clock correction from the server's
+    /// `Date` apply (a folder's schedule is built on this machine's clock).
+    var followsServerTime: Bool { get }
+    /// The local file a spin's URL names, for a source whose files are on this machine; nil for anything
+    /// to download (the downloader fetches http and https only).
+    func localFile(for url: String) -> String?
     /// The schedule now; `retrying` retries transient failures (the first fetch of a play does).
     func fetchSchedule(retrying: Bool) async throws(PlayolaAPIError) -> ScheduleFetch
+}
+
+extension ScheduleSource {
+    public var followsServerTime: Bool { false }
+    public func localFile(for url: String) -> String? { nil }
 }
 
 /// A Playola station, by id, from the API.
@@ -16,6 +27,7 @@ public struct PlayolaStationSource: ScheduleSource {
     public let api: PlayolaAPI
     public let stationID: String
     public var reportsListening: Bool { true }
+    public var followsServerTime: Bool { true }
 
     public init(api: PlayolaAPI, stationID: String) {
         self.api = api
