@@ -16,12 +16,16 @@ enum RunCommand {
         SIGTERM stops cleanly; SIGHUP re-reads the config.
         """
 
+    /// `--for`: up to a year.
+    static let maximumRunFor = 365 * 86_400.0
+
     static func run(_ words: [String]) async throws -> Int32 {
         let arguments = try Arguments(words, valued: ["config", "output", "fallback", "for"])
         if arguments.flags.contains("help") {
             Console.out(help)
             return 0
         }
+        let runFor = try arguments.seconds("for", maximum: maximumRunFor)
         let signals = SignalPipe.install([SIGTERM, SIGINT, SIGHUP])
 
         let configPath = arguments.options["config"] ?? "/etc/playola.ini"
@@ -61,9 +65,15 @@ enum RunCommand {
         buttons.start(config)
         log(.info, "playola \(PlayolaVersion.string): output \(output.name); control socket \(config.service.socket)")
         startWatchdog(engine: engine, player: player, notifier: notifier)
-        if let seconds = arguments.options["for"].flatMap(Double.init) {
+        if let seconds = runFor {
             startThread(named: "playola-timer") {
-                usleep(UInt32(seconds * 1_000_000))
+                // usleep takes at most UInt32 microseconds (71 minutes): sleep in whole-second steps.
+                let end = monotonicSeconds() + seconds
+                var left = seconds
+                while left > 0 {
+                    usleep(UInt32(min(left, 1) * 1_000_000))
+                    left = end - monotonicSeconds()
+                }
                 kill(getpid(), SIGTERM)
             }
         }
