@@ -297,16 +297,27 @@ public final class LiveEngine: Sendable {
             }
             _ = slots.collectReleased()
             serviceStream(&stream, at: cursor + margin)
-            // Place spins that sound within the lookahead and have no voice yet.
+            // Place spins that sound within the lookahead and have no voice yet. With every slot taken, a
+            // spin is skipped without opening its file (the slots bound the decoders and rings alive at once),
+            // and the skipped ones of a pass are reported together.
+            var skipped: (first: Spin, count: Int, at: Date)?
             for entry in program where !started.contains(entry.spin.id) {
                 guard let file = entry.file else { continue }
                 var placing = programClock
                 if let reading = currentHeardFrame() { placing.reanchor(frame: reading.frame, heardAt: reading.at) }
                 let start = placing.frame(at: entry.spin.airtime)
-                let length = Int64(entry.spin.audioBlock.durationMS) * Int64(mixRate) / 1000
+                let length = entry.spin.audioBlock.frames(atRate: mixRate)
                 guard start < cursor + lookahead, start + length > cursor + margin else { continue }
                 shared.withLock { $0.clock = placing; $0.started.insert(entry.spin.id) }
+                guard slots.hasFree else {
+                    skipped = (skipped?.first ?? entry.spin, (skipped?.count ?? 0) + 1, skipped?.at ?? placing.date(atFrame: start))
+                    continue
+                }
                 open(entry.spin, file: file, startFrame: start, join: max(0, cursor + margin - start), clock: placing)
+            }
+            if let skipped {
+                report(PlayEvent(time: skipped.at, kind: .error, spin: skipped.first,
+                                 detail: "too many overlapping spins: \(skipped.count) not played (at most \(slots.capacity) at once)"))
             }
             _ = decodeWake.wait(timeout: .now() + decodeInterval)
         }

@@ -22,7 +22,7 @@ public struct Spin: Codable, Sendable, Equatable, Identifiable {
         self.id = id
         self.stationID = stationID
         self.airtime = airtime
-        self.startingVolume = startingVolume
+        self.startingVolume = Fade.gain(startingVolume)
         self.fades = fades.sorted { $0.atMS < $1.atMS }
         self.audioBlock = audioBlock
     }
