@@ -41,6 +41,8 @@ final class ServiceTests: XCTestCase {
         }
 
         var extraSections = ""
+        /// More `playola run` arguments (e.g. `--for`).
+        var extraArguments: [String] = []
 
         func writeConfig(volume: Int) throws {
             try """
@@ -76,7 +78,7 @@ final class ServiceTests: XCTestCase {
             try? FileManager.default.removeItem(atPath: folder + "/control.sock")
             let process = Process()
             process.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
-            process.arguments = ["run", "--config", config]
+            process.arguments = ["run", "--config", config] + extraArguments
             var environment = ProcessInfo.processInfo.environment
             environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:" + folder + "/asound.conf"
             if let notify {

@@ -43,21 +43,13 @@ public struct AudioBlock: Codable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        func milliseconds(_ key: CodingKeys) throws -> Int {
-            let value = try container.decode(Int.self, forKey: key)
-            guard (0...Self.maximumMS).contains(value) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: key, in: container, debugDescription: "\(value) is outside 0...\(Self.maximumMS) ms")
-            }
-            return value
-        }
         self.init(
             id: try container.decode(String.self, forKey: .id),
             title: try container.decode(String.self, forKey: .title),
             artist: try container.decode(String.self, forKey: .artist),
             type: try container.decodeIfPresent(String.self, forKey: .type),
-            durationMS: try milliseconds(.durationMS),
-            endOfMessageMS: try milliseconds(.endOfMessageMS),
+            durationMS: try container.milliseconds(.durationMS, in: 0...Self.maximumMS),
+            endOfMessageMS: try container.milliseconds(.endOfMessageMS, in: 0...Self.maximumMS),
             downloadURL: try container.decodeIfPresent(String.self, forKey: .downloadURL),
             album: try container.decodeIfPresent(String.self, forKey: .album))
     }

@@ -12,7 +12,7 @@ public struct Fade: Codable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(atMS: try container.decode(Int.self, forKey: .atMS), toVolume: try container.decode(Float.self, forKey: .toVolume))
+        self.init(atMS: try container.clampedMilliseconds(.atMS, in: 0...AudioBlock.maximumMS), toVolume: try container.gain(.toVolume))
     }
 
     enum CodingKeys: String, CodingKey { case atMS, toVolume }

@@ -115,6 +115,9 @@ private struct LenientSpin: Decodable {
             result = .success(try Spin(from: decoder))
         } catch let error as DecodingError {
             result = .failure(Self.problem(error, spinID: spinID, base: decoder.codingPath.count))
+        } catch {
+            // JSONDecoder's own errors (a number no Swift type holds) name no field; still only this spin goes.
+            result = .failure(Problem(spinID: spinID, field: "(spin)", reason: "\(error)"))
         }
     }
 

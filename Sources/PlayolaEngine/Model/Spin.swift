@@ -38,7 +38,7 @@ public struct Spin: Codable, Sendable, Equatable, Identifiable {
             id: try container.decode(String.self, forKey: .id),
             stationID: try container.decodeIfPresent(String.self, forKey: .stationID) ?? "",
             airtime: airtime,
-            startingVolume: try container.decode(Float.self, forKey: .startingVolume),
+            startingVolume: try container.gain(.startingVolume),
             fades: try container.decode([Fade].self, forKey: .fades),
             audioBlock: try container.decode(AudioBlock.self, forKey: .audioBlock))
     }

@@ -1,0 +1,203 @@
+import Foundation
+@testable import PlayolaAppliance
+import PlayolaEngine
+import XCTest
+
+/// Issue 12, "must be shown" 1, the number classes: every number from the command line, the INI and a
+/// schedule ends in a named error or a clamped value — never a trap (the binary is run, and a trap would
+/// show as a signal, not an exit status).
+final class HostileNumberTests: XCTestCase {
+    private var directory = ""
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "hostile-numbers-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory + "/media", withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    struct Outcome {
+        var exited: Bool
+        var status: Int32
+        var out: String
+        var error: String
+    }
+
+    func playola(_ arguments: [String], timeout: Double = 20) throws -> Outcome {
+        let process = Process()
+        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
+        process.arguments = arguments
+        let out = Pipe()
+        let error = Pipe()
+        process.standardOutput = out
+        process.standardError = error
+        try process.run()
+        let said = out.fileHandleForReading.readDataToEndOfFile()
+        let complained = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(exited: process.terminationReason == .exit, status: process.terminationStatus,
+                       out: String(decoding: said, as: UTF8.self), error: String(decoding: complained, as: UTF8.self))
+    }
+
+    // MARK: command line
+
+    func testCommandLineNumbersEndInAUsageErrorNamingTheOptionAndItsRange() throws {
+        let render = ["render", "--schedule", directory + "/none.json", "--media", directory + "/media",
+                      "--from", "2026-01-01T00:00:00Z", "--out", "null"]
+        let api = ["render", "--api", "http://127.0.0.1:9", "--station-id", "x", "--from", "2026-01-01T00:00:00Z",
+                   "--duration", "1", "--out", "null"]
+        let cases: [(arguments: [String], says: String)] = [
+            (["run", "--for", "nan"], "--for: a number of seconds above 0 and at most 31536000, not 'nan'"),
+            (["run", "--for", "inf"], "--for: a number of seconds above 0 and at most 31536000, not 'inf'"),
+            (["run", "--for", "-5"], "--for: a number of seconds above 0 and at most 31536000, not '-5'"),
+            (["run", "--for", "1e300"], "--for: a number of seconds above 0 and at most 31536000, not '1e300'"),
+            (render + ["--duration", "1e300"], "--duration: a number of seconds above 0 and at most 604800, not '1e300'"),
+            (render + ["--duration", "nan"], "--duration: a number of seconds above 0 and at most 604800, not 'nan'"),
+            (render + ["--duration", "0"], "--duration: a number of seconds above 0 and at most 604800, not '0'"),
+            (api + ["--cache-size", "99999999999999G"], "--cache-size: a size like 64M from 1M to 1024G, not '99999999999999G'"),
+            (api + ["--cache-size", "9223372036854775807"], "--cache-size: a size like 64M from 1M to 1024G, not '9223372036854775807'"),
+            (api + ["--cache-size", "-1"], "--cache-size: a size like 64M from 1M to 1024G, not '-1'"),
+        ]
+        for (arguments, says) in cases {
+            let outcome = try playola(arguments)
+            XCTAssertTrue(outcome.exited, "\(arguments): killed by a signal")
+            XCTAssertEqual(outcome.status, 2, "\(arguments): \(outcome.error)")
+            XCTAssertTrue(outcome.error.contains(says), "\(arguments): \(outcome.error)")
+        }
+    }
+
+    /// `--for 5000` is 5000 seconds; it used to trap converting 5e9 µs to usleep's UInt32 as the service started.
+    func testRunForALongTimeRunsInsteadOfTrapping() throws {
+        let service = try ServiceTests.Service()
+        service.extraArguments = ["--for", "5000"]
+        try service.start()
+        defer { service.stopProcess() }
+        let socket = service.folder + "/control.sock"
+        XCTAssertEqual(try playola(["status", "--socket", socket]).status, 0)
+        usleep(500_000)
+        XCTAssertEqual(service.process?.isRunning, true)
+
+        // `play --ago` beyond the timeshift range is refused by name, and the service lives on to answer.
+        let ago = try playola(["play", "--ago", "9999999999999h", "--socket", socket])
+        XCTAssertEqual(ago.status, 1)
+        XCTAssertTrue(ago.out.contains("--ago: a duration like 1h, 15m or 90s, at most 30d, not '9999999999999h'"), ago.out)
+        let endless = try playola(["play", "--ago", String(repeating: "9", count: 400) + "h", "--socket", socket])
+        XCTAssertEqual(endless.status, 1, endless.out)
+        XCTAssertEqual(try playola(["status", "--socket", socket]).status, 0)
+        XCTAssertEqual(service.process?.isRunning, true)
+    }
+
+    // MARK: INI
+
+    func testININumbersOutOfRangeAreErrorsNamingTheKeyAndRange() throws {
+        let cases: [(line: String, says: String?)] = [
+            ("timeshift = -9223372036854775807h", "timeshift must look like -3h, -15m or -90s, at most 30d back"),
+            ("timeshift = -721h", "timeshift must look like -3h, -15m or -90s, at most 30d back"),
+            ("timeshift = -99999999999999999999999s", "timeshift must look like"),
+            ("timeshift = -720h", nil),
+        ]
+        for (line, says) in cases {
+            let path = directory + "/shift.ini"
+            try "[station news]\ntype = playola\nid = abc\n\(line)\n".write(toFile: path, atomically: true, encoding: .utf8)
+            let outcome = try playola(["check-config", path])
+            XCTAssertTrue(outcome.exited, line)
+            let text = outcome.out + outcome.error
+            if let says {
+                XCTAssertNotEqual(outcome.status, 0, "\(line): \(text)")
+                XCTAssertTrue(text.contains("\(path):4: error: \(says)"), "\(line): \(text)")
+            } else {
+                XCTAssertFalse(text.contains("error"), "\(line): \(text)")
+            }
+        }
+        let player: [(line: String, says: String)] = [
+            ("[cache]\nsize = 99999999999999G", "size must be a number of bytes"),
+            ("[cache]\nsize = 2048G", "cache size 2048G is too large: at most 1024G"),
+            ("[player]\nidle_close = 99999999999999999999999999d", "idle_close must be a duration like 10m, 90s or 1h up to 1d, or never"),
+            ("[player]\nidle_close = 2d", "idle_close must be a duration like 10m, 90s or 1h up to 1d, or never"),
+            ("[player]\nvolume = 18446744073709551617", "volume must be a whole number from 0 to 100"),
+        ]
+        for (section, says) in player {
+            let path = directory + "/other.ini"
+            try "\(section)\n[station demo]\ntype = local\npath = /srv/demo\n".write(toFile: path, atomically: true, encoding: .utf8)
+            let (config, diagnostics) = ApplianceConfig.load(path: path)
+            XCTAssertNil(config, section)
+            XCTAssertTrue(diagnostics.contains { $0.severity == .error && $0.description.contains(says) }, "\(section): \(diagnostics)")
+        }
+    }
+
+    // MARK: schedules
+
+    private func spin(_ id: String, durationMS: String = "2000", endMS: String = "2000", atMS: String = "1500",
+                      toVolume: String = "0", startingVolume: String = "1", airtime: String = "2026-01-01T00:00:00.000Z") -> String {
+        """
+        {"id":"\(id)","stationId":"s","airtime":"\(airtime)","startingVolume":\(startingVolume),
+         "fades":[{"atMS":\(atMS),"toVolume":\(toVolume)}],
+         "audioBlock":{"id":"\(id)","title":"\(id)","artist":"a","durationMS":\(durationMS),"endOfMessageMS":\(endMS),
+                       "downloadUrl":"http://x/tone.wav"}}
+        """
+    }
+
+    func testScheduleNumbersAreRefusedByNameOrClampedAndTheRestPlays() throws {
+        let refused: [(json: String, field: String)] = [
+            (spin("huge", durationMS: "200000000000000"), "audioBlock.durationMS"),
+            (spin("negative", durationMS: "-1"), "audioBlock.durationMS"),
+            (spin("unrepresentable", durationMS: "1e300"), "audioBlock.durationMS"),
+            (spin("end", endMS: "9223372036854775807"), "audioBlock.endOfMessageMS"),
+            (spin("year", airtime: "99999-01-01T00:00:00Z"), "airtime"),
+        ]
+        let clamped = [
+            spin("late-fade", atMS: "9223372036854775807", toVolume: "0.5"),
+            spin("blast", atMS: "-9223372036854775808", toVolume: "1e39", startingVolume: "-7"),
+            spin("fractional", atMS: "1e300", toVolume: "-1e300", startingVolume: "1e-300"),
+        ]
+        let json = "[" + (refused.map(\.json) + clamped).joined(separator: ",") + "]"
+        let (schedule, dropped) = try Schedule.decode(Data(json.utf8))
+        XCTAssertEqual(schedule.spins.map(\.id).sorted(), ["blast", "fractional", "late-fade"])
+        for (index, (_, field)) in refused.enumerated() {
+            XCTAssertEqual(dropped.filter { $0.field == field }.count, field == "audioBlock.durationMS" ? 3 : 1, "case \(index): \(dropped)")
+        }
+        let late = try XCTUnwrap(schedule.spins.first { $0.id == "late-fade" })
+        XCTAssertEqual(late.fades.first?.atMS, AudioBlock.maximumMS)
+        let blast = try XCTUnwrap(schedule.spins.first { $0.id == "blast" })
+        XCTAssertEqual(blast.startingVolume, 0)
+        XCTAssertEqual(blast.fades.first?.atMS, 0)
+        XCTAssertEqual(blast.fades.first?.toVolume, 1)
+        let fractional = try XCTUnwrap(schedule.spins.first { $0.id == "fractional" })
+        XCTAssertEqual(fractional.fades.first?.atMS, AudioBlock.maximumMS)
+        XCTAssertEqual(fractional.fades.first?.toVolume, 0)
+        XCTAssertEqual(dropped.first { $0.spin == "huge" }?.reason, "200000000000000 is not a whole number of ms in 0...86400000")
+
+        // Too many spins: the earliest 5000 are kept, the rest named once.
+        let many = "[" + (0..<6000).map { spin("m\($0)") }.joined(separator: ",") + "]"
+        let (bounded, excess) = try Schedule.decode(Data(many.utf8))
+        XCTAssertEqual(bounded.spins.count, Schedule.maximumSpins)
+        XCTAssertEqual(excess.map(\.description), ["dropped spin 1000 spins from m5000 on: (schedule): a schedule holds at most 5000 spins; the earliest are kept"])
+    }
+
+    /// The hostile spins and a good one in one schedule, rendered by the real binary through the mixer (the
+    /// render thread's code): the good spin sounds, the bad ones are named, nothing traps.
+    func testAScheduleWithHostileNumbersRendersTheGoodSpin() throws {
+        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "aevalsrc=0.5*sin(2*PI*1000*t)|0.5*sin(2*PI*1000*t):s=48000:d=2",
+                               directory + "/media/tone.wav"])
+        let json = "[" + [
+            spin("huge", durationMS: "200000000000000"),
+            spin("fade-at-max", atMS: "9223372036854775807", toVolume: "0.5", airtime: "2026-01-01T00:00:00.000Z"),
+        ].joined(separator: ",") + "]"
+        try json.write(toFile: directory + "/schedule.json", atomically: true, encoding: .utf8)
+        let outcome = try playola(["render", "--schedule", directory + "/schedule.json", "--media", directory + "/media",
+                                   "--from", "2026-01-01T00:00:00Z", "--duration", "3", "--out", directory + "/out.wav"])
+        XCTAssertTrue(outcome.exited)
+        XCTAssertEqual(outcome.status, 0, outcome.error)
+        XCTAssertTrue(outcome.error.contains("dropped spin huge: audioBlock.durationMS: 200000000000000 is not a whole number of ms in 0...86400000"), outcome.error)
+        XCTAssertTrue(outcome.out.contains("start fade-at-max"), outcome.out)
+        let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/out.wav"))
+        let header = try XCTUnwrap(data.range(of: Data("data".utf8))).upperBound + 4
+        let samples = data[header...].withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        let left = stride(from: 0, to: min(samples.count, 48000 * 2 * 2), by: 2).map { Float(samples[$0]) / 32767 }
+        XCTAssertEqual(amplitudeOf(1000, left, 24000), 0.5, accuracy: 0.02,
+                       "the spin with an Int64.max fade plays at full volume (its fade is past its end)")
+        XCTAssertEqual(amplitudeOf(1000, left, 72000), 0.5, accuracy: 0.02)
+    }
+}
