@@ -43,6 +43,8 @@ final class ServiceTests: XCTestCase {
         var extraSections = ""
         /// More `playola run` arguments (e.g. `--for`).
         var extraArguments: [String] = []
+        /// Where the service's log (standard error) goes.
+        var logPath = "/dev/null"
 
         func writeConfig(volume: Int) throws {
             try """
@@ -86,7 +88,8 @@ final class ServiceTests: XCTestCase {
                 environment["WATCHDOG_USEC"] = "1000000"
             }
             process.environment = environment
-            process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            if logPath != "/dev/null" { FileManager.default.createFile(atPath: logPath, contents: nil) }
+            process.standardError = FileHandle(forWritingAtPath: logPath)
             try process.run()
             self.process = process
             let deadline = Date().addingTimeInterval(10)
