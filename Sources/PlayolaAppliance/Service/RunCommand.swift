@@ -114,20 +114,22 @@ enum RunCommand {
         }
     }
 
-    /// WATCHDOG=1 only while frames advance (or the service is deliberately idle): a stuck output stops
-    /// feeding it, and systemd restarts the service.
+    /// WATCHDOG=1 only while frames advance and the decode thread makes progress (or the service is
+    /// deliberately idle): a stuck output or a wedged decode stops feeding it, and systemd restarts the service.
     static func startWatchdog(engine: LiveEngine, player: StationPlayer, notifier: SystemdNotifier) {
         guard let interval = notifier.watchdogInterval else { return }
         startThread(named: "playola-watchdog") {
             var gate = WatchdogGate()
             while true {
-                // A quarter of the interval, so one withheld feed (a brief stall) still leaves time before the deadline.
-                usleep(UInt32(interval / 4 * 1_000_000))
+                // A quarter of the interval (at most a second, which also keeps a huge WATCHDOG_USEC inside
+                // usleep's UInt32), so one withheld feed (a brief stall) still leaves time before the deadline.
+                usleep(UInt32(min(interval / 4, 1) * 1_000_000))
                 let idle = blocking { () -> Bool in
                     if case .playing = await player.state { return false }
                     return true
                 }
-                if gate.shouldFeed(framesPlayed: engine.framesPlayed, deliberatelyIdle: idle, now: monotonicSeconds()) {
+                if gate.shouldFeed(framesPlayed: engine.framesPlayed, decodeProgress: engine.decodeProgress, deliberatelyIdle: idle,
+                                   now: monotonicSeconds()) {
                     _ = notifier.watchdog()
                 }
             }
