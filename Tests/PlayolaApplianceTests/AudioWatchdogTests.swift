@@ -24,7 +24,7 @@ final class AudioWatchdogTests: XCTestCase {
         defer { engine.shutdown() }
 
         var gate = WatchdogGate()
-        /// Ticks every 250 ms for `seconds`; the feed decisions.
+        // Ticks every 250 ms for `seconds`; the feed decisions.
         func ticks(_ seconds: Double) -> [Bool] {
             (0..<Int(seconds * 4)).map { _ in
                 usleep(250_000)
