@@ -5,23 +5,7 @@ import XCTest
 /// Issue 12, "must be shown" 4: the control socket under hostile local clients. The real service
 /// (`playola run`) and the real client (`playola status`, `playola audio-device`) as separate processes.
 final class ControlSocketStressTests: XCTestCase {
-    /// Runs the `playola` binary; returns its exit status, standard output and error, and how long it took.
-    func playola(_ arguments: [String]) throws -> (status: Int32, out: String, error: String, seconds: Double) {
-        let process = Process()
-        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
-        process.arguments = arguments
-        let out = Pipe()
-        let error = Pipe()
-        process.standardOutput = out
-        process.standardError = error
-        let began = Date()
-        try process.run()
-        let said = out.fileHandleForReading.readDataToEndOfFile()
-        let complained = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: said, as: UTF8.self), String(decoding: complained, as: UTF8.self),
-                Date().timeIntervalSince(began))
-    }
+    func playola(_ arguments: [String]) throws -> PlayolaRun { try PlayolaRun(arguments) }
 
     /// A connected, non-blocking client socket.
     func connectTo(_ path: String) -> Int32 {

@@ -18,28 +18,7 @@ final class HostileNumberTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    struct Outcome {
-        var exited: Bool
-        var status: Int32
-        var out: String
-        var error: String
-    }
-
-    func playola(_ arguments: [String], timeout: Double = 20) throws -> Outcome {
-        let process = Process()
-        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
-        process.arguments = arguments
-        let out = Pipe()
-        let error = Pipe()
-        process.standardOutput = out
-        process.standardError = error
-        try process.run()
-        let said = out.fileHandleForReading.readDataToEndOfFile()
-        let complained = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(exited: process.terminationReason == .exit, status: process.terminationStatus,
-                       out: String(decoding: said, as: UTF8.self), error: String(decoding: complained, as: UTF8.self))
-    }
+    func playola(_ arguments: [String]) throws -> PlayolaRun { try PlayolaRun(arguments) }
 
     // MARK: command line
 
