@@ -79,11 +79,15 @@ final class ControlLoop: Sendable {
         var clients: [Int: Client] = [:]
         var nextID = 0
         var chunk = [UInt8](repeating: 0, count: 4096)
+        /// While accept fails for want of descriptors, the listening socket stays readable: it is left out of
+        /// the poll until then rather than spinning on it.
+        var acceptPausedUntil = 0.0
         while true {
             var ids: [Int] = []
-            var fds = [pollfd(fd: listening, events: Int16(POLLIN), revents: 0),
+            let accepting = monotonicSeconds() >= acceptPausedUntil
+            var fds = [pollfd(fd: listening, events: accepting ? Int16(POLLIN) : 0, revents: 0),
                        pollfd(fd: completions.readEnd, events: Int16(POLLIN), revents: 0)]
-            var earliest = Double.infinity
+            var earliest = accepting ? Double.infinity : acceptPausedUntil
             for (id, client) in clients {
                 let events: Int32 = switch client.phase {
                 case .reading: POLLIN
@@ -126,16 +130,18 @@ final class ControlLoop: Sendable {
                 }
                 if open { clients[id] = client } else { close(client.fd); clients[id] = nil }
             }
-            if fds[0].revents != 0 {
-                accept(into: &clients, nextID: &nextID, now: now)
+            if fds[0].revents != 0, !accept(into: &clients, nextID: &nextID, now: now) {
+                acceptPausedUntil = now + 0.1
             }
         }
     }
 
-    private func accept(into clients: inout [Int: Client], nextID: inout Int, now: Double) {
+    /// Takes every waiting connection; false when accept failed for another reason than "none left" (out of
+    /// descriptors: EMFILE, ENFILE, ENOBUFS).
+    private func accept(into clients: inout [Int: Client], nextID: inout Int, now: Double) -> Bool {
         while true {
             let fd = Glibc.accept(listening, nil, nil)
-            guard fd >= 0 else { return } // EAGAIN: all taken; anything else (EMFILE…) retried at the next poll
+            guard fd >= 0 else { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             guard clients.count < limits.clients else {
