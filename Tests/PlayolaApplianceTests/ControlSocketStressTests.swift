@@ -61,6 +61,7 @@ final class ControlSocketStressTests: XCTestCase {
             let answer = try playola(["status", "--socket", socketPath])
             XCTAssertEqual(answer.status, 0, answer.error)
             XCTAssertLessThan(answer.seconds, 1.0, "status beside 201 hostile connections")
+            print("status beside 200 idle connections and a flooder: \(Int(answer.seconds * 1000)) ms (process start included)")
             let report = try JSONSerialization.jsonObject(with: Data(answer.out.utf8)) as? [String: Any]
             XCTAssertEqual(report?["ok"] as? Bool, true)
             XCTAssertEqual(report?["station"] as? String, "low")

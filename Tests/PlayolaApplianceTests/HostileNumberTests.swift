@@ -179,4 +179,51 @@ final class HostileNumberTests: XCTestCase {
                        "the spin with an Int64.max fade plays at full volume (its fade is past its end)")
         XCTAssertEqual(amplitudeOf(1000, left, 72000), 0.5, accuracy: 0.02)
     }
+
+    /// 5000 spins at the same airtime (a schedule's maximum) in the live engine: 16 voices are placed, the
+    /// rest reported once per pass without their files being opened, and memory stays bounded.
+    func testThousandsOfOverlappingSpinsPlaceAtMostSixteenVoices() throws {
+        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "aevalsrc=0.5*sin(2*PI*1000*t)|0.5*sin(2*PI*1000*t):s=48000:d=4",
+                               directory + "/media/tone.wav"])
+        let events = EventLog()
+        let opened = EventLog()
+        let engine = LiveEngine(sink: RealTimePacer(NullSink(sampleRate: 48000)), clock: SystemClock(),
+                                report: { events.add($0.kind == .error ? $0.detail : $0.kind.rawValue) },
+                                openFile: { path throws(AudioDecoderError) in
+                                    opened.add(path)
+                                    return try openAudioFile(path: path)
+                                })
+        let residentBefore = residentBytes()
+        engine.start()
+        defer { engine.shutdown() }
+        let now = Date()
+        let block = AudioBlock(id: "t", title: "t", artist: "", durationMS: 4000, endOfMessageMS: 4000, downloadURL: nil)
+        engine.setProgram((0..<Schedule.maximumSpins).map {
+            ProgramEntry(spin: Spin(id: "s\($0)", stationID: "x", airtime: now, startingVolume: 1, fades: [], audioBlock: block),
+                         file: directory + "/media/tone.wav")
+        })
+        usleep(1_500_000)
+        let said = events.all
+        XCTAssertEqual(opened.all.count, VoiceSlots.defaultCapacity, "files opened")
+        XCTAssertEqual(said.filter { $0 == "start" || $0 == "join" }.count, VoiceSlots.defaultCapacity)
+        XCTAssertEqual(said.filter { $0.hasPrefix("too many overlapping spins") },
+                       ["too many overlapping spins: \(Schedule.maximumSpins - VoiceSlots.defaultCapacity) not played (at most 16 at once)"])
+        let grown = residentBytes() - residentBefore
+        XCTAssertLessThan(grown, 200 << 20, "resident memory grew by \(grown >> 20) MB")
+    }
+
+    private func residentBytes() -> Int {
+        let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
+        let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}
+
+/// Strings collected from the engine's threads.
+final class EventLog: @unchecked Sendable {
+    // @unchecked Sendable: `items` is only touched under `lock`.
+    private let lock = NSLock()
+    private var items: [String] = []
+    func add(_ item: String) { lock.withLock { items.append(item) } }
+    var all: [String] { lock.withLock { items } }
 }
