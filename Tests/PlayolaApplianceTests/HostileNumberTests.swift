@@ -109,12 +109,13 @@ final class HostileNumberTests: XCTestCase {
     // MARK: schedules
 
     private func spin(_ id: String, durationMS: String = "2000", endMS: String = "2000", atMS: String = "1500",
-                      toVolume: String = "0", startingVolume: String = "1", airtime: String = "2026-01-01T00:00:00.000Z") -> String {
+                      toVolume: String = "0", startingVolume: String = "1", airtime: String = "2026-01-01T00:00:00.000Z",
+                      file: String = "tone.wav") -> String {
         """
         {"id":"\(id)","stationId":"s","airtime":"\(airtime)","startingVolume":\(startingVolume),
          "fades":[{"atMS":\(atMS),"toVolume":\(toVolume)}],
          "audioBlock":{"id":"\(id)","title":"\(id)","artist":"a","durationMS":\(durationMS),"endOfMessageMS":\(endMS),
-                       "downloadUrl":"http://x/tone.wav"}}
+                       "downloadUrl":"http://x/\(file)"}}
         """
     }
 
@@ -160,8 +161,14 @@ final class HostileNumberTests: XCTestCase {
     func testAScheduleWithHostileNumbersRendersTheGoodSpin() throws {
         try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "aevalsrc=0.5*sin(2*PI*1000*t)|0.5*sin(2*PI*1000*t):s=48000:d=2",
                                directory + "/media/tone.wav"])
+        // A WAV whose header claims 1 Hz (0.5 MB of data): a voice would size its resampler buffers by it.
+        var wav = Data("RIFF".utf8) + le32(36 + 524_288) + Data("WAVEfmt ".utf8) + le32(16)
+        wav += le16(1) + le16(2) + le32(1) + le32(4) + le16(4) + le16(16) + Data("data".utf8) + le32(524_288)
+        wav += Data(count: 524_288)
+        try wav.write(to: URL(fileURLWithPath: directory + "/media/onehz.wav"))
         let json = "[" + [
             spin("huge", durationMS: "200000000000000"),
+            spin("one-hertz", file: "onehz.wav"),
             spin("fade-at-max", atMS: "9223372036854775807", toVolume: "0.5", airtime: "2026-01-01T00:00:00.000Z"),
         ].joined(separator: ",") + "]"
         try json.write(toFile: directory + "/schedule.json", atomically: true, encoding: .utf8)
@@ -171,6 +178,7 @@ final class HostileNumberTests: XCTestCase {
         XCTAssertEqual(outcome.status, 0, outcome.error)
         XCTAssertTrue(outcome.error.contains("dropped spin huge: audioBlock.durationMS: 200000000000000 is not a whole number of ms in 0...86400000"), outcome.error)
         XCTAssertTrue(outcome.out.contains("start fade-at-max"), outcome.out)
+        XCTAssertTrue(outcome.out.contains("error one-hertz \"one-hertz\" by a — \(directory)/media/onehz.wav: unsupported: 1 Hz, 2 channels"), outcome.out)
         let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/out.wav"))
         let header = try XCTUnwrap(data.range(of: Data("data".utf8))).upperBound + 4
         let samples = data[header...].withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
@@ -211,6 +219,9 @@ final class HostileNumberTests: XCTestCase {
         let grown = residentBytes() - residentBefore
         XCTAssertLessThan(grown, 200 << 20, "resident memory grew by \(grown >> 20) MB")
     }
+
+    private func le32(_ value: UInt32) -> Data { withUnsafeBytes(of: value.littleEndian) { Data($0) } }
+    private func le16(_ value: UInt16) -> Data { withUnsafeBytes(of: value.littleEndian) { Data($0) } }
 
     private func residentBytes() -> Int {
         let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
