@@ -1,13 +1,12 @@
 import Glibc
 import PlayolaEngine
-import Synchronization
 
 /// Serves the control socket's clients concurrently from one thread with poll(2): every client is a
 /// non-blocking socket with a deadline, so an idle client, one that never sends a newline, or one that
 /// writes and never reads costs a slot and a small buffer until its deadline, never anyone else's time.
 ///
-/// A client's request is handed to `handler` as a task; its answer comes back through `Completions` and
-/// a wake pipe, and the loop writes it. One request per client is in flight at a time, so a client's
+/// A client's request is handed to `handler` as a task; its answer comes back through `ControlCompletions`
+/// and a wake pipe, and the loop writes it. One request per client is in flight at a time, so a client's
 /// commands run in the order it sent them.
 final class ControlLoop: Sendable {
     struct Limits: Sendable {
@@ -22,44 +21,13 @@ final class ControlLoop: Sendable {
     let limits: Limits
     private let listening: Int32
     private let handler: @Sendable (String) async -> String
-    private let completions = Completions()
+    private let completions: ControlCompletions
 
-    init(listening: Int32, limits: Limits, handler: @escaping @Sendable (String) async -> String) {
+    init(listening: Int32, limits: Limits, handler: @escaping @Sendable (String) async -> String) throws(ControlError) {
+        completions = try ControlCompletions()
         self.listening = listening
         self.limits = limits
         self.handler = handler
-    }
-
-    /// Answers finished by the handler's tasks, waiting for the loop; the pipe wakes the loop's poll.
-    final class Completions: Sendable {
-        private let answers = Mutex<[(client: Int, answer: String)]>([])
-        let readEnd: Int32
-        private let writeEnd: Int32
-
-        init() {
-            var fds: [Int32] = [-1, -1]
-            precondition(pipe(&fds) == 0, "pipe: \(String(cString: strerror(errno)))")
-            for fd in fds {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            }
-            (readEnd, writeEnd) = (fds[0], fds[1])
-        }
-
-        func post(_ answer: String, to client: Int) {
-            answers.withLock { $0.append((client, answer)) }
-            var byte: UInt8 = 1
-            _ = write(writeEnd, &byte, 1) // a full pipe already holds a wake-up
-        }
-
-        func take() -> [(client: Int, answer: String)] {
-            var drain = [UInt8](repeating: 0, count: 256)
-            while read(readEnd, &drain, drain.count) > 0 {}
-            return answers.withLock { pending in
-                defer { pending.removeAll() }
-                return pending
-            }
-        }
     }
 
     /// One connected client.

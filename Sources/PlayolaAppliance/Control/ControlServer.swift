@@ -10,7 +10,13 @@ enum ControlServer {
     /// Binds `path` and serves on a thread of its own. Throws a message when the socket cannot be made.
     static func start(path: String, controller: ApplianceController, limits: ControlLoop.Limits = .init()) throws(ControlError) {
         let fd = try bind(path)
-        let loop = ControlLoop(listening: fd, limits: limits) { line in await ControlCommands.handle(line, controller: controller) }
+        let loop: ControlLoop
+        do {
+            loop = try ControlLoop(listening: fd, limits: limits) { line in await ControlCommands.handle(line, controller: controller) }
+        } catch {
+            close(fd)
+            throw error
+        }
         startThread(named: "playola-control") { loop.run() }
     }
 
