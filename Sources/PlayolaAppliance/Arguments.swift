@@ -33,6 +33,16 @@ struct Arguments {
         guard let value = options[name] else { throw UsageError("--\(name) is required") }
         return value
     }
+
+    /// `--name SECONDS`, a finite number above 0 and at most `maximum`, or nil when not given. Checked
+    /// here, once, so no caller converts NaN, infinity or 1e300 into an integer (a trap).
+    func seconds(_ name: String, maximum: Double) throws(UsageError) -> Double? {
+        guard let text = options[name] else { return nil }
+        guard let value = Double(text), value.isFinite, value > 0, value <= maximum else {
+            throw UsageError("--\(name): a number of seconds above 0 and at most \(Int(maximum)), not '\(text)'")
+        }
+        return value
+    }
 }
 
 struct UsageError: Error, CustomStringConvertible {

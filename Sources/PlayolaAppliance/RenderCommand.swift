@@ -17,6 +17,11 @@ enum RenderCommand {
         Prints what played when, and names each spin it had to drop and why.
         """
 
+    /// A week of audio: 29 billion frames at 48 kHz, far from Int64's limit, and a 116 GB WAV already.
+    static let maximumDuration = 7 * 86_400.0
+    /// The render cache's budget, bounded like the service's.
+    static let cacheSizes = (1 << 20)...ApplianceConfig.Cache.maximumSize
+
     static func run(_ words: [String]) async throws -> Int32 {
         let arguments = try Arguments(
             words, valued: ["schedule", "media", "from", "duration", "out", "rate", "format", "api", "station-id",
@@ -27,9 +32,7 @@ enum RenderCommand {
         }
         let fromText = try arguments.required("from")
         guard let from = PlayolaDate.parse(fromText) else { throw UsageError("--from: not an ISO 8601 date: \(fromText)") }
-        guard let duration = Double(try arguments.required("duration")), duration > 0 else {
-            throw UsageError("--duration: a positive number of seconds")
-        }
+        guard let duration = try arguments.seconds("duration", maximum: maximumDuration) else { throw UsageError("--duration is required") }
         let rate = Int(arguments.options["rate"] ?? "48000") ?? 0
         guard rate == 48000 || rate == 44100 else { throw UsageError("--rate: 48000 or 44100") }
         let format: SampleFormat
@@ -68,7 +71,7 @@ enum RenderCommand {
         let http = HTTPClient()
         let api = PlayolaAPI(baseURL: try arguments.required("api"), http: http)
         let cacheDirectory = arguments.options["cache"] ?? "/tmp/playola-render-cache"
-        let budget = try parseByteSize(arguments.options["cache-size"] ?? "256M", option: "--cache-size")
+        let budget = try parseByteSize(arguments.options["cache-size"] ?? "256M", option: "--cache-size", range: cacheSizes)
         let cache = try AudioCache(directory: cacheDirectory, budgetBytes: budget)
         let downloader = AudioDownloader(http: http, cache: cache, onProblem: { Console.error("playola: \($0)") })
         let renderer = StationRenderer(api: api, downloader: downloader, stationID: try arguments.required("station-id"))
@@ -78,15 +81,20 @@ enum RenderCommand {
     }
 }
 
-/// `64M`, `1G`, `500k` or a plain number of bytes.
-func parseByteSize(_ text: String, option: String) throws(UsageError) -> Int64 {
-    let units: [Character: Int64] = ["k": 1 << 10, "K": 1 << 10, "M": 1 << 20, "m": 1 << 20, "G": 1 << 30, "g": 1 << 30]
-    var digits = text
-    var scale: Int64 = 1
-    if let last = text.last, let unit = units[last] {
-        digits.removeLast()
-        scale = unit
+/// `64M`, `1G`, `500k` or a plain number of bytes, within `range` (the INI's spelling, `ConfigValue.byteSize`).
+func parseByteSize(_ text: String, option: String, range: ClosedRange<Int64>) throws(UsageError) -> Int64 {
+    guard let bytes = ConfigValue.byteSize(text), range.contains(bytes) else {
+        throw UsageError("\(option): a size like 64M from \(ByteCountText.describe(range.lowerBound)) to \(ByteCountText.describe(range.upperBound)), not '\(text)'")
     }
-    guard let value = Int64(digits), value > 0 else { throw UsageError("\(option): a size like 64M, not \(text)") }
-    return value * scale
+    return bytes
+}
+
+enum ByteCountText {
+    /// `16M`, `1024G`: the largest binary unit that divides the count.
+    static func describe(_ bytes: Int64) -> String {
+        for (unit, shift) in [("G", Int64(30)), ("M", 20), ("k", 10)] where bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return "\(bytes >> shift)\(unit)"
+        }
+        return "\(bytes)"
+    }
 }

@@ -12,9 +12,9 @@ final class ArgumentsTests: XCTestCase {
     }
 
     func testByteSizes() throws {
-        XCTAssertEqual(try parseByteSize("64M", option: "size"), 64 << 20)
-        XCTAssertEqual(try parseByteSize("500k", option: "size"), 500 << 10)
-        XCTAssertEqual(try parseByteSize("1024", option: "size"), 1024)
-        XCTAssertThrowsError(try parseByteSize("lots", option: "size"))
+        XCTAssertEqual(try parseByteSize("64M", option: "size", range: 1...(1 << 40)), 64 << 20)
+        XCTAssertEqual(try parseByteSize("500k", option: "size", range: 1...(1 << 40)), 500 << 10)
+        XCTAssertEqual(try parseByteSize("1024", option: "size", range: 1...(1 << 40)), 1024)
+        XCTAssertThrowsError(try parseByteSize("lots", option: "size", range: 1...(1 << 40)))
     }
 }

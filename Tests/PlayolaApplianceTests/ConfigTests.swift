@@ -85,7 +85,7 @@ final class ConfigTests: XCTestCase {
             ("[station kexp]\ntype = stream\n", ["FILE:1: error: station 'kexp' (type stream) needs a url"]),
             ("[station demo]\npath = /srv/demo\n", ["FILE:1: error: station 'demo' needs a type: playola, stream or local"]),
             ("[station porch]\ntype = playola\nid = x\ntimeshift = yesterday\n",
-             ["FILE:4: error: timeshift must look like -3h, -15m or -90s, not 'yesterday'"]),
+             ["FILE:4: error: timeshift must look like -3h, -15m or -90s, at most 30d back, not 'yesterday'"]),
             ("[station demo]\ntype = local\npth = /srv/demo\npath = /srv/demo\n",
              ["FILE:3: warning: unknown key 'pth' in [station demo]; did you mean 'path'?"]),
             ("[station demo]\ntype = local\npath = /srv/demo\nurl = http://x\n",

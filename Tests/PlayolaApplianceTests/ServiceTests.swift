@@ -41,6 +41,10 @@ final class ServiceTests: XCTestCase {
         }
 
         var extraSections = ""
+        /// More `playola run` arguments (e.g. `--for`).
+        var extraArguments: [String] = []
+        /// Where the service's log (standard error) goes.
+        var logPath = "/dev/null"
 
         func writeConfig(volume: Int) throws {
             try """
@@ -76,7 +80,7 @@ final class ServiceTests: XCTestCase {
             try? FileManager.default.removeItem(atPath: folder + "/control.sock")
             let process = Process()
             process.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
-            process.arguments = ["run", "--config", config]
+            process.arguments = ["run", "--config", config] + extraArguments
             var environment = ProcessInfo.processInfo.environment
             environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:" + folder + "/asound.conf"
             if let notify {
@@ -84,7 +88,8 @@ final class ServiceTests: XCTestCase {
                 environment["WATCHDOG_USEC"] = "1000000"
             }
             process.environment = environment
-            process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            if logPath != "/dev/null" { FileManager.default.createFile(atPath: logPath, contents: nil) }
+            process.standardError = FileHandle(forWritingAtPath: logPath)
             try process.run()
             self.process = process
             let deadline = Date().addingTimeInterval(10)

@@ -172,37 +172,51 @@ final class SystemdNotifierTests: XCTestCase {
 
     func testGateFeedsWhileFramesAdvance() {
         var gate = WatchdogGate()
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 0, deliberatelyIdle: false, now: 100))
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 240_000, deliberatelyIdle: false, now: 105))
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 480_000, deliberatelyIdle: false, now: 110))
+        XCTAssertTrue(gate.shouldFeed(framesPlayed: 0, decodeProgress: 1, deliberatelyIdle: false, now: 100))
+        XCTAssertTrue(gate.shouldFeed(framesPlayed: 240_000, decodeProgress: 2, deliberatelyIdle: false, now: 105))
+        XCTAssertTrue(gate.shouldFeed(framesPlayed: 480_000, decodeProgress: 3, deliberatelyIdle: false, now: 110))
     }
 
     func testGateStarvesTheWatchdogWhenOutputIsStuck() {
         var gate = WatchdogGate()
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 240_000, deliberatelyIdle: false, now: 100))
-        XCTAssertFalse(gate.shouldFeed(framesPlayed: 240_000, deliberatelyIdle: false, now: 105))
-        XCTAssertFalse(gate.shouldFeed(framesPlayed: 240_000, deliberatelyIdle: false, now: 110))
+        XCTAssertTrue(gate.shouldFeed(framesPlayed: 240_000, decodeProgress: 4, deliberatelyIdle: false, now: 100))
+        XCTAssertFalse(gate.shouldFeed(framesPlayed: 240_000, decodeProgress: 5, deliberatelyIdle: false, now: 105))
+        XCTAssertFalse(gate.shouldFeed(framesPlayed: 240_000, decodeProgress: 6, deliberatelyIdle: false, now: 110))
         // Output that recovers on its own feeds again.
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 480_000, deliberatelyIdle: false, now: 115))
+        XCTAssertTrue(gate.shouldFeed(framesPlayed: 480_000, decodeProgress: 7, deliberatelyIdle: false, now: 115))
     }
 
     func testGateFeedsWhileDeliberatelyIdle() {
         var gate = WatchdogGate()
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 1000, deliberatelyIdle: false, now: 0))
+        XCTAssertTrue(gate.shouldFeed(framesPlayed: 1000, decodeProgress: 8, deliberatelyIdle: false, now: 0))
         for tick in 1 ... 5 {
-            XCTAssertTrue(gate.shouldFeed(framesPlayed: 1000, deliberatelyIdle: true, now: Double(tick) * 5))
+            XCTAssertTrue(gate.shouldFeed(framesPlayed: 1000, decodeProgress: 9, deliberatelyIdle: true, now: Double(tick) * 5))
         }
         // Playback resumed just before this tick and has not reached the sink yet: within the tolerance.
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 1000, deliberatelyIdle: false, now: 25.5))
+        XCTAssertTrue(gate.shouldFeed(framesPlayed: 1000, decodeProgress: 10, deliberatelyIdle: false, now: 25.5))
         // Still nothing a whole tick later: stuck.
-        XCTAssertFalse(gate.shouldFeed(framesPlayed: 1000, deliberatelyIdle: false, now: 30))
+        XCTAssertFalse(gate.shouldFeed(framesPlayed: 1000, decodeProgress: 11, deliberatelyIdle: false, now: 30))
     }
 
     func testGateTreatsAReopenedSinkAsAFreshStart() {
         var gate = WatchdogGate()
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 480_000, deliberatelyIdle: false, now: 0))
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 0, deliberatelyIdle: false, now: 5))
-        XCTAssertFalse(gate.shouldFeed(framesPlayed: 0, deliberatelyIdle: false, now: 10))
+        XCTAssertTrue(gate.shouldFeed(framesPlayed: 480_000, decodeProgress: 12, deliberatelyIdle: false, now: 0))
+        XCTAssertTrue(gate.shouldFeed(framesPlayed: 0, decodeProgress: 13, deliberatelyIdle: false, now: 5))
+        XCTAssertFalse(gate.shouldFeed(framesPlayed: 0, decodeProgress: 14, deliberatelyIdle: false, now: 10))
+    }
+
+    func testGateStarvesTheWatchdogWhenDecodeStallsWhileSilencePlays() {
+        var gate = WatchdogGate()
+        // The render thread keeps writing (silence), but the decode thread's pass counter stands still.
+        XCTAssertTrue(gate.shouldFeed(framesPlayed: 0, decodeProgress: 7, deliberatelyIdle: false, now: 100))
+        XCTAssertTrue(gate.shouldFeed(framesPlayed: 48_000, decodeProgress: 8, deliberatelyIdle: false, now: 101))
+        XCTAssertTrue(gate.shouldFeed(framesPlayed: 96_000, decodeProgress: 8, deliberatelyIdle: false, now: 101.5), "within the tolerance")
+        XCTAssertFalse(gate.shouldFeed(framesPlayed: 144_000, decodeProgress: 8, deliberatelyIdle: false, now: 102.5))
+        XCTAssertFalse(gate.shouldFeed(framesPlayed: 192_000, decodeProgress: 8, deliberatelyIdle: false, now: 105))
+        // Stopped on purpose: fed whatever the decode side does.
+        XCTAssertTrue(gate.shouldFeed(framesPlayed: 240_000, decodeProgress: 8, deliberatelyIdle: true, now: 106))
+        // Decoding again: fed again.
+        XCTAssertTrue(gate.shouldFeed(framesPlayed: 288_000, decodeProgress: 9, deliberatelyIdle: false, now: 107))
     }
 
     private func monotonicMicroseconds() -> UInt64 {

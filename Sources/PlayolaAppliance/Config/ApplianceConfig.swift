@@ -3,6 +3,12 @@ import PlayolaEngine
 
 /// Everything `/etc/playola.ini` says, with the defaults filled in. Built by `ApplianceConfig.load(path:)`.
 struct ApplianceConfig: Sendable, Equatable {
+    /// How far back a station may be time-shifted (`timeshift`, `play --ago`): a month, so the date it makes
+    /// stays a date the schedule's arithmetic handles.
+    static let maximumTimeshift = 30 * 86_400.0
+    /// The longest `idle_close`: a day.
+    static let maximumIdleClose = 86_400.0
+
     struct Player: Sendable, Equatable {
         /// Played at first boot; afterwards the last station played wins. nil: the first station in the file.
         var station: String? = nil
@@ -24,6 +30,8 @@ struct ApplianceConfig: Sendable, Equatable {
     struct Cache: Sendable, Equatable {
         /// Room for the spin playing and the next ones; less and a long spin cannot be fetched ahead.
         static let minimumSize: Int64 = 16 << 20
+        /// 1 TiB: beyond any card the appliance runs from, and far from overflowing the cache's arithmetic.
+        static let maximumSize: Int64 = 1 << 40
 
         var dir = "/var/cache/playola"
         /// Bytes.

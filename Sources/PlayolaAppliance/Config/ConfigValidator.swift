@@ -165,10 +165,11 @@ struct ConfigValidator {
                 // DACs click); after this long idle it is closed. "never" keeps it open.
                 if value == "never" {
                     config.player.idleClose = nil
-                } else if let seconds = parseDuration(value) {
+                } else if let seconds = parseDuration(value), seconds <= ApplianceConfig.maximumIdleClose {
                     config.player.idleClose = seconds
                 } else {
-                    error("idle_close must be a duration like 10m, 90s or 1h, or never, not '\(value)'", entry.line)
+                    error("idle_close must be a duration like 10m, 90s or 1h up to "
+                          + "\(DurationText.describe(ApplianceConfig.maximumIdleClose)), or never, not '\(value)'", entry.line)
                 }
             default:
                 unknownKey(entry, known: Self.playerKeys)
@@ -212,6 +213,8 @@ struct ConfigValidator {
                 if size < ApplianceConfig.Cache.minimumSize {
                     error("cache size \(entry.value) is too small: "
                           + "at least 16M is needed to hold the playing and the next spins", entry.line)
+                } else if size > ApplianceConfig.Cache.maximumSize {
+                    error("cache size \(entry.value) is too large: at most \(ByteCountText.describe(ApplianceConfig.Cache.maximumSize))", entry.line)
                 } else {
                     config.cache.size = size
                 }
@@ -412,7 +415,8 @@ struct ConfigValidator {
             if let entry = values["timeshift"] {
                 timeshift = ConfigValue.timeshift(entry.value)
                 if timeshift == nil {
-                    error("timeshift must look like -3h, -15m or -90s, not '\(entry.value)'", entry.line)
+                    error("timeshift must look like -3h, -15m or -90s, at most "
+                          + "\(DurationText.describe(ApplianceConfig.maximumTimeshift)) back, not '\(entry.value)'", entry.line)
                     return nil
                 }
             }
@@ -547,7 +551,8 @@ enum ConfigValue {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
         guard text.hasPrefix("-"), let last = text.last, let unit = units[last],
               let count = wholeNumber(text.dropFirst().dropLast()) else { return nil }
-        return -Double(count) * unit
+        let seconds = Double(count) * unit
+        return seconds <= ApplianceConfig.maximumTimeshift ? -seconds : nil
     }
 
     static func bool(_ text: String) -> Bool? {

@@ -240,6 +240,8 @@ struct StatusReport: Codable, Sendable {
         var files: Int
     }
 
+    /// The control protocol's outcome field, which every answer carries.
+    var ok = true
     var state: String
     var station: String?
     var device: String

@@ -41,7 +41,10 @@ final class Log: Sendable {
             guard emit else { return }
             line += note
         }
-        Console.error("<\(level.rawValue)>\(line)")
+        // Escaped here, where every line passes, rather than at each call: titles, ICY `StreamTitle`s, server
+        // errors and file names reach messages by many routes, and one newline followed by `<0>` would be a
+        // journal line of its own at emergency priority.
+        Console.error("<\(level.rawValue)>\(LogField.escaped(line))")
     }
 }
 

@@ -16,12 +16,16 @@ enum RunCommand {
         SIGTERM stops cleanly; SIGHUP re-reads the config.
         """
 
+    /// `--for`: up to a year.
+    static let maximumRunFor = 365 * 86_400.0
+
     static func run(_ words: [String]) async throws -> Int32 {
         let arguments = try Arguments(words, valued: ["config", "output", "fallback", "for"])
         if arguments.flags.contains("help") {
             Console.out(help)
             return 0
         }
+        let runFor = try arguments.seconds("for", maximum: maximumRunFor)
         let signals = SignalPipe.install([SIGTERM, SIGINT, SIGHUP])
 
         let configPath = arguments.options["config"] ?? "/etc/playola.ini"
@@ -61,9 +65,15 @@ enum RunCommand {
         buttons.start(config)
         log(.info, "playola \(PlayolaVersion.string): output \(output.name); control socket \(config.service.socket)")
         startWatchdog(engine: engine, player: player, notifier: notifier)
-        if let seconds = arguments.options["for"].flatMap(Double.init) {
+        if let seconds = runFor {
             startThread(named: "playola-timer") {
-                usleep(UInt32(seconds * 1_000_000))
+                // usleep takes at most UInt32 microseconds (71 minutes): sleep in whole-second steps.
+                let end = monotonicSeconds() + seconds
+                var left = seconds
+                while left > 0 {
+                    usleep(UInt32(min(left, 1) * 1_000_000))
+                    left = end - monotonicSeconds()
+                }
                 kill(getpid(), SIGTERM)
             }
         }
@@ -104,20 +114,22 @@ enum RunCommand {
         }
     }
 
-    /// WATCHDOG=1 only while frames advance (or the service is deliberately idle): a stuck output stops
-    /// feeding it, and systemd restarts the service.
+    /// WATCHDOG=1 only while frames advance and the decode thread makes progress (or the service is
+    /// deliberately idle): a stuck output or a wedged decode stops feeding it, and systemd restarts the service.
     static func startWatchdog(engine: LiveEngine, player: StationPlayer, notifier: SystemdNotifier) {
         guard let interval = notifier.watchdogInterval else { return }
         startThread(named: "playola-watchdog") {
             var gate = WatchdogGate()
             while true {
-                // A quarter of the interval, so one withheld feed (a brief stall) still leaves time before the deadline.
-                usleep(UInt32(interval / 4 * 1_000_000))
+                // A quarter of the interval (at most a second, which also keeps a huge WATCHDOG_USEC inside
+                // usleep's UInt32), so one withheld feed (a brief stall) still leaves time before the deadline.
+                usleep(UInt32(min(interval / 4, 1) * 1_000_000))
                 let idle = blocking { () -> Bool in
                     if case .playing = await player.state { return false }
                     return true
                 }
-                if gate.shouldFeed(framesPlayed: engine.framesPlayed, deliberatelyIdle: idle, now: monotonicSeconds()) {
+                if gate.shouldFeed(framesPlayed: engine.framesPlayed, decodeProgress: engine.decodeProgress, deliberatelyIdle: idle,
+                                   now: monotonicSeconds()) {
                     _ = notifier.watchdog()
                 }
             }

@@ -29,6 +29,10 @@ public final class LiveEngine: Sendable {
     /// Bumped by the render thread each time a device is opened; the decode side re-places the program.
     private let deviceGeneration = Atomic<Int>(0)
     private let deviceOpen = Atomic<Bool>(false)
+    /// Bumped by the decode thread at every pass of its loop: the watchdog's evidence that decoding is not
+    /// wedged (the render thread plays silence on its own, so frames advancing prove nothing about it).
+    private let decodePasses = Atomic<Int64>(0)
+    private let openFile: @Sendable (String) throws(AudioDecoderError) -> any AudioDecoder
     private let probeWake = DispatchSemaphore(value: 0)
     /// Wakes the decode thread at once for a change (a program, a stream, a device); otherwise it looks
     /// every `decodeInterval`, which the rings (2 s and more) cover many times over.
@@ -74,8 +78,10 @@ public final class LiveEngine: Sendable {
     public init(
         mixRate: Int, openSink: @escaping @Sendable () throws(AudioSinkError) -> any AudioSink, clock: any WallClock,
         probeInterval: Double = 2, idleClose: Double? = nil, report: @escaping @Sendable (PlayEvent) -> Void = { _ in },
-        onDevice: @escaping @Sendable (DeviceEvent) -> Void = { _ in }
+        onDevice: @escaping @Sendable (DeviceEvent) -> Void = { _ in },
+        openFile: @escaping @Sendable (String) throws(AudioDecoderError) -> any AudioDecoder = { path throws(AudioDecoderError) in try openAudioFile(path: path) }
     ) {
+        self.openFile = openFile
         self.mixRate = mixRate
         self.idleClose = idleClose
         self.openSink = openSink
@@ -86,9 +92,12 @@ public final class LiveEngine: Sendable {
     }
 
     /// An engine on one sink that is already open (tests, WAV output).
-    public convenience init(sink: any AudioSink, clock: any WallClock, report: @escaping @Sendable (PlayEvent) -> Void = { _ in }) {
+    public convenience init(
+        sink: any AudioSink, clock: any WallClock, report: @escaping @Sendable (PlayEvent) -> Void = { _ in },
+        openFile: @escaping @Sendable (String) throws(AudioDecoderError) -> any AudioDecoder = { path throws(AudioDecoderError) in try openAudioFile(path: path) }
+    ) {
         let box = SinkHandoff(sink)
-        self.init(mixRate: sink.sampleRate, openSink: { box.sink }, clock: clock, report: report)
+        self.init(mixRate: sink.sampleRate, openSink: { box.sink }, clock: clock, report: report, openFile: openFile)
     }
 
     public func start() {
@@ -136,6 +145,9 @@ public final class LiveEngine: Sendable {
     public func setGain(_ gain: Float) { gainTarget.store(gain.bitPattern, ordering: .releasing) }
 
     public var framesPlayed: Int64 { framesWritten.load(ordering: .acquiring) }
+    /// Passes of the decode loop so far; stands still while the decode thread is wedged (a file that never
+    /// finishes opening or decoding).
+    public var decodeProgress: Int64 { decodePasses.load(ordering: .acquiring) }
     public var hasDevice: Bool { deviceOpen.load(ordering: .acquiring) }
 
     // MARK: render thread
@@ -245,6 +257,7 @@ public final class LiveEngine: Sendable {
         let margin = Int64(Double(mixRate) * 0.1)
         var stream = StreamVoice()
         while running.load(ordering: .acquiring) {
+            decodePasses.add(1, ordering: .releasing)
             let device = deviceGeneration.load(ordering: .acquiring)
             let isOpen = deviceOpen.load(ordering: .acquiring)
             if !isOpen || device != shared.withLock({ $0.placedForDevice }) {
@@ -297,16 +310,27 @@ public final class LiveEngine: Sendable {
             }
             _ = slots.collectReleased()
             serviceStream(&stream, at: cursor + margin)
-            // Place spins that sound within the lookahead and have no voice yet.
+            // Place spins that sound within the lookahead and have no voice yet. With every slot taken, a
+            // spin is skipped without opening its file (the slots bound the decoders and rings alive at once),
+            // and the skipped ones of a pass are reported together.
+            var skipped: (first: Spin, count: Int, at: Date)?
             for entry in program where !started.contains(entry.spin.id) {
                 guard let file = entry.file else { continue }
                 var placing = programClock
                 if let reading = currentHeardFrame() { placing.reanchor(frame: reading.frame, heardAt: reading.at) }
                 let start = placing.frame(at: entry.spin.airtime)
-                let length = Int64(entry.spin.audioBlock.durationMS) * Int64(mixRate) / 1000
+                let length = entry.spin.audioBlock.frames(atRate: mixRate)
                 guard start < cursor + lookahead, start + length > cursor + margin else { continue }
                 shared.withLock { $0.clock = placing; $0.started.insert(entry.spin.id) }
+                guard slots.hasFree else {
+                    skipped = (skipped?.first ?? entry.spin, (skipped?.count ?? 0) + 1, skipped?.at ?? placing.date(atFrame: start))
+                    continue
+                }
                 open(entry.spin, file: file, startFrame: start, join: max(0, cursor + margin - start), clock: placing)
+            }
+            if let skipped {
+                report(PlayEvent(time: skipped.at, kind: .error, spin: skipped.first,
+                                 detail: "too many overlapping spins: \(skipped.count) not played (at most \(slots.capacity) at once)"))
             }
             _ = decodeWake.wait(timeout: .now() + decodeInterval)
         }
@@ -373,7 +397,7 @@ public final class LiveEngine: Sendable {
     private func open(_ spin: Spin, file: String, startFrame: Int64, join: Int64, clock: ProgramClock) {
         let heard = clock.date(atFrame: startFrame + join)
         do {
-            let voice = try Voice(spin: spin, file: file, decoder: try openAudioFile(path: file), mixRate: mixRate,
+            let voice = try Voice(spin: spin, file: file, decoder: try openFile(file), mixRate: mixRate,
                                   startFrame: startFrame, joinFrame: join)
             voice.fill(upTo: join + Int64(mixRate))
             guard slots.add(voice) else {

@@ -66,6 +66,10 @@ public final class Voice {
 
     /// Output frames a resampled join starts early by, so that the filter has settled at `joinFrame`.
     static let resamplerPreroll: Int64 = 4096
+    /// What a voice accepts from a decoder: the buffers below are sized by these, so a header claiming 1 Hz
+    /// or a million channels is refused here even if a decoder let it through.
+    public static let sampleRates = 8000...384_000
+    public static let channelCounts = 1...8
 
     public init(
         spin: Spin, file: String, decoder: any AudioDecoder, mixRate: Int, startFrame: Int64, joinFrame: Int64,
@@ -77,13 +81,22 @@ public final class Voice {
         self.mixRate = mixRate
         self.startFrame = startFrame
         self.joinFrame = max(0, joinFrame)
+        guard Self.sampleRates.contains(decoder.sampleRate), Self.channelCounts.contains(decoder.channelCount) else {
+            throw .unsupported(path: file, reason: "\(decoder.sampleRate) Hz, \(decoder.channelCount) channels "
+                               + "(playable: \(Self.sampleRates.lowerBound)...\(Self.sampleRates.upperBound) Hz, "
+                               + "\(Self.channelCounts.lowerBound)...\(Self.channelCounts.upperBound) channels)")
+        }
         self.decoder = decoder
         stream = decoder as? any StreamDecoder
         isLive = stream != nil
         rampGain = isLive ? 0 : 1
         ring = SampleRing(capacityFrames: Int(Double(mixRate) * ringSeconds))
         rebufferFrames = min(ring.capacity, Int(Double(mixRate) * rebufferSeconds))
-        expectedFrames = decoder.frameCount.map { $0 * Int64(mixRate) / Int64(decoder.sampleRate) }
+        // A header's frame count is only a claim: one too large to scale is no expectation at all.
+        expectedFrames = decoder.frameCount.flatMap { frames in
+            let (scaled, overflow) = frames.multipliedReportingOverflow(by: Int64(mixRate))
+            return overflow || frames < 0 ? nil : scaled / Int64(decoder.sampleRate)
+        }
         decoded = .allocate(capacity: chunkFrames * max(2, decoder.channelCount))
         stereo = .allocate(capacity: chunkFrames * 2)
         if decoder.sampleRate == mixRate {

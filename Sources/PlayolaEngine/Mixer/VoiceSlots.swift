@@ -15,7 +15,11 @@ public final class VoiceSlots: @unchecked Sendable {
     private let states: UnsafeMutablePointer<Atomic<Int>>
     private let voices: UnsafeMutablePointer<Unmanaged<Voice>?>
 
-    public init(capacity: Int = 16) {
+    /// Voices mixed at once, live or rendered: each holds a decoder and a ~2 s ring (768 KB at 48 kHz), so
+    /// this bounds the memory a schedule of overlapping spins can take.
+    public static let defaultCapacity = 16
+
+    public init(capacity: Int = defaultCapacity) {
         self.capacity = capacity
         states = .allocate(capacity: capacity)
         for index in 0..<capacity { (states + index).initialize(to: Atomic(Self.empty)) }
@@ -43,6 +47,11 @@ public final class VoiceSlots: @unchecked Sendable {
             return true
         }
         return false
+    }
+
+    /// Whether `add` would find a slot (decode side).
+    public var hasFree: Bool {
+        (0..<capacity).contains { state($0) == Self.empty }
     }
 
     /// The voice in slot `index` for the decode side (any state but empty).

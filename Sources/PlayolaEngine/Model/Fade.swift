@@ -3,8 +3,22 @@ public struct Fade: Codable, Sendable, Equatable {
     public var atMS: Int
     public var toVolume: Float
 
+    /// Clamped into the file (0...AudioBlock.maximumMS) and the gain range (0...1), so a schedule's
+    /// `atMS` of Int64.max or a volume of 1e30 is a fade at the end or to full volume, not a trap or a blast.
     public init(atMS: Int, toVolume: Float) {
-        self.atMS = atMS
-        self.toVolume = toVolume
+        self.atMS = min(max(atMS, 0), AudioBlock.maximumMS)
+        self.toVolume = Fade.gain(toVolume)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(atMS: try container.clampedMilliseconds(.atMS, in: 0...AudioBlock.maximumMS), toVolume: try container.gain(.toVolume))
+    }
+
+    enum CodingKeys: String, CodingKey { case atMS, toVolume }
+
+    /// A gain from outside made a gain: 0...1, and 0 for NaN.
+    static func gain(_ value: Float) -> Float {
+        value.isNaN ? 0 : min(max(value, 0), 1)
     }
 }

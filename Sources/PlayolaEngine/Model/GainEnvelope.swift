@@ -16,19 +16,20 @@ public struct GainEnvelope: Sendable, Equatable {
 
     public init(startingVolume: Float, fades: [Fade]) {
         let sorted = fades.sorted { $0.atMS < $1.atMS }
-        var points: [(ms: Double, gain: Float)] = [(0, startingVolume)]
-        var level = startingVolume
+        var points: [(ms: Double, gain: Float)] = [(0, Fade.gain(startingVolume))]
+        var level = Fade.gain(startingVolume)
         for (index, fade) in sorted.enumerated() {
-            let start = Double(max(0, fade.atMS))
+            // Clamped again: `Fade.atMS` is a public var, and the render thread turns these into frame counts.
+            let start = Double(min(max(0, fade.atMS), AudioBlock.maximumMS))
             let end = start + Self.rampMS
-            let next = index + 1 < sorted.count ? Double(sorted[index + 1].atMS) : .infinity
+            let next = index + 1 < sorted.count ? Double(min(max(0, sorted[index + 1].atMS), AudioBlock.maximumMS)) : .infinity
             points.append((start, level))
             if next < end {
                 let fraction = Float((next - start) / Self.rampMS)
-                level += (fade.toVolume - level) * fraction
+                level += (Fade.gain(fade.toVolume) - level) * fraction
                 points.append((next, level))
             } else {
-                level = fade.toVolume
+                level = Fade.gain(fade.toVolume)
                 points.append((end, level))
             }
         }

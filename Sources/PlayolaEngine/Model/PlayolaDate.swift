@@ -46,7 +46,10 @@ public enum PlayolaDate {
 
     /// Formats as the server does: UTC, milliseconds, `Z`.
     public static func format(_ date: Date) -> String {
-        let totalMS = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        // Saturated to years 0000...9999 (what `parse` reads), so no date reaches Int64's limit below.
+        let unix = date.timeIntervalSince1970
+        let clamped = unix.isNaN ? 0 : min(max(unix, -62_167_219_200), 253_402_300_799.999)
+        let totalMS = Int64((clamped * 1000).rounded())
         let ms = Int(((totalMS % 1000) + 1000) % 1000)
         let seconds = (totalMS - Int64(ms)) / 1000
         let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)

@@ -70,8 +70,18 @@ extension Schedule {
                     spin: problem.spinID ?? "#\(index)", field: problem.field, reason: problem.reason))
             }
         }
-        return (Schedule(spins: spins), dropped)
+        let schedule = Schedule(spins: spins)
+        guard schedule.spins.count > maximumSpins else { return (schedule, dropped) }
+        // The earliest are kept: they are the ones about to play, and the next fetch brings the rest.
+        let excess = schedule.spins.count - maximumSpins
+        dropped.append(DroppedSpin(spin: "\(excess) spins from \(schedule.spins[maximumSpins].id) on", field: "(schedule)",
+                                   reason: "a schedule holds at most \(maximumSpins) spins; the earliest are kept"))
+        return (Schedule(spins: Array(schedule.spins.prefix(maximumSpins))), dropped)
     }
+
+    /// A day of radio is a few hundred spins; past this a schedule is hostile or broken, and each spin kept
+    /// costs the player work at every pass.
+    public static let maximumSpins = 5000
 
     static func describe(_ error: any Error) -> String {
         guard let decodingError = error as? DecodingError else { return "\(error)" }
@@ -105,6 +115,9 @@ private struct LenientSpin: Decodable {
             result = .success(try Spin(from: decoder))
         } catch let error as DecodingError {
             result = .failure(Self.problem(error, spinID: spinID, base: decoder.codingPath.count))
+        } catch {
+            // JSONDecoder's own errors (a number no Swift type holds) name no field; still only this spin goes.
+            result = .failure(Problem(spinID: spinID, field: "(spin)", reason: "\(error)"))
         }
     }
 

@@ -22,7 +22,7 @@ public struct Spin: Codable, Sendable, Equatable, Identifiable {
         self.id = id
         self.stationID = stationID
         self.airtime = airtime
-        self.startingVolume = startingVolume
+        self.startingVolume = Fade.gain(startingVolume)
         self.fades = fades.sorted { $0.atMS < $1.atMS }
         self.audioBlock = audioBlock
     }
@@ -38,7 +38,7 @@ public struct Spin: Codable, Sendable, Equatable, Identifiable {
             id: try container.decode(String.self, forKey: .id),
             stationID: try container.decodeIfPresent(String.self, forKey: .stationID) ?? "",
             airtime: airtime,
-            startingVolume: try container.decode(Float.self, forKey: .startingVolume),
+            startingVolume: try container.gain(.startingVolume),
             fades: try container.decode([Fade].self, forKey: .fades),
             audioBlock: try container.decode(AudioBlock.self, forKey: .audioBlock))
     }

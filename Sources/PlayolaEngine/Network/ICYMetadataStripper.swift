@@ -94,58 +94,86 @@ public struct ICYMetadataStripper: Sendable {
 }
 
 /// The text inside a metadata block.
+///
+/// Parsed as bytes, in one pass plus one backward scan: the delimiters (`=`, `'`, `;`) are ASCII in UTF-8
+/// and Latin-1 alike, so only the values wanted are decoded to text, and "is the rest of the block blank?"
+/// is a comparison with the precomputed start of the trailing blanks instead of a scan per quote.
 enum ICYText {
     static func metadata(_ block: [UInt8]) -> ICYMetadata? {
-        let fields = pairs(decode(block.prefix { $0 != 0 }))
-        guard let title = fields.last(where: { $0.key.lowercased() == "streamtitle" })?.value else { return nil }
-        let url = fields.last { $0.key.lowercased() == "streamurl" }?.value
-        return ICYMetadata(title: trimmed(title[...]), url: url.flatMap { nonEmpty($0[...]) })
+        let text = Array(block.prefix { $0 != 0 })
+        let fields = pairs(text)
+        guard let title = fields.last(where: { isKey(text, $0.key, "streamtitle") }) else { return nil }
+        // One encoding for the whole block, as a server writes it: UTF-8 when all of it is, else Latin-1.
+        let isUTF8 = String(validating: text, as: UTF8.self) != nil
+        let value = { (range: Range<Int>) in decode(text[range], isUTF8: isUTF8) }
+        let url = fields.last { isKey(text, $0.key, "streamurl") }.map { value($0.value) }
+        return ICYMetadata(title: trimmed(value(title.value)[...]), url: url.flatMap { nonEmpty($0[...]) })
     }
 
     /// The spec says nothing of the encoding; newer servers send UTF-8, older ones Latin-1, and any byte
     /// string is valid Latin-1, so that is the fallback.
-    static func decode(_ bytes: ArraySlice<UInt8>) -> String {
-        if let text = String(validating: bytes, as: UTF8.self) { return text }
+    private static func decode(_ bytes: ArraySlice<UInt8>, isUTF8: Bool) -> String {
+        if isUTF8 { return String(decoding: bytes, as: UTF8.self) }
         return String(String.UnicodeScalarView(bytes.map(Unicode.Scalar.init)))
     }
 
-    /// `Key='value';` pairs. Values are not escaped, so a `'` or `';` inside one is only the end when what
-    /// follows is the end of the text or another `Key=`.
-    static func pairs(_ text: String) -> [(key: String, value: String)] {
-        let bytes = Array(text.utf8)
-        let quote = UInt8(ascii: "'"), semicolon = UInt8(ascii: ";")
-        var fields: [(key: String, value: String)] = []
+    /// `Key='value';` pairs, as ranges of `bytes`. Values are not escaped, so a `'` or `';` inside one is only
+    /// the end when what follows is the end of the text or another `Key=`.
+    static func pairs(_ bytes: [UInt8]) -> [(key: Range<Int>, value: Range<Int>)] {
+        let quote = UInt8(ascii: "'"), semicolon = UInt8(ascii: ";"), equalsSign = UInt8(ascii: "=")
+        // Every index from here on is blank: "nothing but blanks follows" is `index >= blankTail`.
+        var blankTail = bytes.count
+        while blankTail > 0, isBlank(bytes[blankTail - 1]) { blankTail -= 1 }
+        var fields: [(key: Range<Int>, value: Range<Int>)] = []
         var at = 0
-        while at < bytes.count, let equals = bytes[at...].firstIndex(of: UInt8(ascii: "=")) {
-            let key = trimmed(String(decoding: bytes[at..<equals], as: UTF8.self)[...])
+        while at < bytes.count {
+            var equals = at
+            while equals < bytes.count, bytes[equals] != equalsSign { equals += 1 }
+            guard equals < bytes.count else { break }
             var start = equals + 1
-            var end = bytes[start...].firstIndex(of: semicolon) ?? bytes.count
+            var end = start
+            while end < bytes.count, bytes[end] != semicolon { end += 1 }
             var next = end + 1
             if start < bytes.count, bytes[start] == quote {
                 start += 1
-                end = bytes.count
-                next = bytes.count
-                var search = start
-                while let close = bytes[search...].firstIndex(of: quote) {
-                    if isEnd(bytes, from: close + 1) {
-                        (end, next) = (close, bytes.count)
+                (end, next) = (bytes.count, bytes.count)
+                var close = start
+                while close < bytes.count {
+                    defer { close += 1 }
+                    guard bytes[close] == quote else { continue }
+                    if close + 1 >= blankTail {
+                        end = close
                         break
                     }
-                    if bytes[close + 1] == semicolon, isEnd(bytes, from: close + 2) || startsPair(bytes, at: close + 2) {
+                    if bytes[close + 1] == semicolon, close + 2 >= blankTail || startsPair(bytes, at: close + 2) {
                         (end, next) = (close, close + 2)
                         break
                     }
-                    search = close + 1
                 }
             }
-            fields.append((key, String(decoding: bytes[start..<max(start, end)], as: UTF8.self)))
+            fields.append((trimmedRange(bytes, at..<equals), start..<max(start, end)))
             at = next
         }
         return fields
     }
 
-    private static func isEnd(_ bytes: [UInt8], from index: Int) -> Bool {
-        bytes[min(index, bytes.count)...].allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
+    }
+
+    private static func trimmedRange(_ bytes: [UInt8], _ range: Range<Int>) -> Range<Int> {
+        var (low, high) = (range.lowerBound, range.upperBound)
+        while low < high, isBlank(bytes[low]) { low += 1 }
+        while high > low, isBlank(bytes[high - 1]) { high -= 1 }
+        return low..<high
+    }
+
+    /// Whether `bytes[range]` is `name` (lowercase ASCII), ignoring ASCII case.
+    private static func isKey(_ bytes: [UInt8], _ range: Range<Int>, _ name: StaticString) -> Bool {
+        guard range.count == name.utf8CodeUnitCount else { return false }
+        return name.withUTF8Buffer { expected in
+            zip(bytes[range], expected).allSatisfy { byte, wanted in byte | 0x20 == wanted && (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) }
+        }
     }
 
     private static func startsPair(_ bytes: [UInt8], at index: Int) -> Bool {

@@ -67,7 +67,7 @@ public final class ProgramRenderer {
             let spin = spins[index]
             let start = frame(at: spin.airtime)
             if start >= blockEnd { break }
-            let length = Int64(spin.audioBlock.durationMS) * Int64(mixRate) / 1000
+            let length = spin.audioBlock.frames(atRate: mixRate)
             if !handled.contains(index), start + length > blockStart {
                 handled.insert(index)
                 open(spin, startFrame: start, at: blockStart)
@@ -79,6 +79,11 @@ public final class ProgramRenderer {
     private func open(_ spin: Spin, startFrame: Int64, at blockStart: Int64) {
         let join = max(0, blockStart - startFrame)
         let heard = date(atFrame: startFrame + join)
+        guard voices.count < VoiceSlots.defaultCapacity else {
+            report(PlayEvent(time: heard, kind: .error, spin: spin,
+                             detail: "too many overlapping spins (at most \(VoiceSlots.defaultCapacity) at once): not played"))
+            return
+        }
         guard let path = resolveFile(spin) else {
             report(PlayEvent(time: heard, kind: .error, spin: spin, detail: "no audio file for \(spin.audioBlock.downloadURL ?? "(no URL)")"))
             return
@@ -108,7 +113,7 @@ public final class ProgramRenderer {
                 report(PlayEvent(time: ended, kind: .error, spin: voice.spin,
                                  detail: "\(voice.file): ended at \(seconds(voice.writeFrame)) s of the \(seconds(expected)) s its header announces (truncated?)"))
             } else {
-                let durationFrames = Int64(voice.spin.audioBlock.durationMS) * Int64(mixRate) / 1000
+                let durationFrames = voice.spin.audioBlock.frames(atRate: mixRate)
                 let short = voice.writeFrame + Int64(mixRate) / 2 < durationFrames
                 report(PlayEvent(time: ended, kind: short ? .error : .end, spin: voice.spin,
                                  detail: short ? "\(voice.file): \(seconds(voice.writeFrame)) s long, the schedule says \(seconds(durationFrames)) s (truncated?)"

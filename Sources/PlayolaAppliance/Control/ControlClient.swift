@@ -1,0 +1,117 @@
+import Glibc
+import PlayolaEngine
+
+/// `playola status|play|next|…` (and the udev rule's `playola audio-device`): sends one command line to
+/// the service's socket and prints the answer. Everything — connecting, sending, the answer — happens
+/// within `timeout` seconds: a busy or wedged service is reported, never waited on forever.
+enum ControlClient {
+    static let defaultTimeout = 5.0
+    /// More than any answer the service gives; a peer that sends more is not the service.
+    static let maximumAnswer = 1 << 20
+
+    enum Failure: Error, CustomStringConvertible {
+        case unreachable(path: String, reason: String)
+        case timedOut(path: String, seconds: Double, stage: String)
+        case broken(path: String, reason: String)
+
+        var description: String {
+            switch self {
+            case .unreachable(let path, let reason): "cannot reach the service at \(path): \(reason) (is `playola run` running?)"
+            case .timedOut(let path, let seconds, let stage): "timed out after \(seconds) s \(stage) the service at \(path)"
+            case .broken(let path, let reason): "the service at \(path): \(reason)"
+            }
+        }
+    }
+
+    /// Prints the answer; 0 when it says `"ok": true`, 1 for an error answer, a failure or a timeout.
+    static func run(_ command: [String], socketPath: String, timeout: Double = defaultTimeout) -> Int32 {
+        do throws(Failure) {
+            let text = try exchange(command.joined(separator: " "), socketPath: socketPath, timeout: timeout)
+            Console.out(text)
+            guard let ok = ControlReply.isOK(text) else {
+                Console.error("playola: the service's answer is not a JSON object with a boolean \"ok\"")
+                return 1
+            }
+            return ok ? 0 : 1
+        } catch {
+            Console.error("playola: \(error)")
+            return 1
+        }
+    }
+
+    /// Sends `line` and returns the answer, trimmed.
+    static func exchange(_ line: String, socketPath: String, timeout: Double) throws(Failure) -> String {
+        let deadline = monotonicSeconds() + timeout
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw .unreachable(path: socketPath, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        try connect(fd, socketPath, deadline: deadline, timeout: timeout)
+        let request = Array((line + "\n").utf8)
+        var sent = 0
+        while sent < request.count {
+            try wait(fd, for: POLLOUT, until: deadline, timeout: timeout, stage: "sending to", path: socketPath)
+            let count = request.withUnsafeBytes { send(fd, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL)) }
+            if count < 0 {
+                if errno == EAGAIN || errno == EINTR { continue }
+                throw .broken(path: socketPath, reason: "sending: \(String(cString: strerror(errno)))")
+            }
+            sent += count
+        }
+        shutdown(fd, Int32(SHUT_WR))
+        var answer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            try wait(fd, for: POLLIN, until: deadline, timeout: timeout, stage: "waiting for an answer from", path: socketPath)
+            let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if got == 0 { break }
+            if got < 0 {
+                if errno == EAGAIN || errno == EINTR { continue }
+                throw .broken(path: socketPath, reason: "reading: \(String(cString: strerror(errno)))")
+            }
+            answer += chunk[0..<got]
+            guard answer.count <= maximumAnswer else { throw .broken(path: socketPath, reason: "an answer of more than \(maximumAnswer) bytes") }
+        }
+        let text = String(decoding: answer, as: UTF8.self).trimmingWhitespace()
+        guard !text.isEmpty else { throw .broken(path: socketPath, reason: "closed the connection without an answer") }
+        return text
+    }
+
+    /// A non-blocking connect; a full listen backlog (EAGAIN on a Unix socket) is retried until the deadline.
+    private static func connect(_ fd: Int32, _ path: String, deadline: Double, timeout: Double) throws(Failure) {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        guard path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw .unreachable(path: path, reason: "the path is too long for a Unix socket")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        while true {
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            if result == 0 { return }
+            switch errno {
+            case EINTR: continue
+            case EINPROGRESS:
+                return try wait(fd, for: POLLOUT, until: deadline, timeout: timeout, stage: "connecting to", path: path)
+            case EAGAIN:
+                guard monotonicSeconds() < deadline else { throw .timedOut(path: path, seconds: timeout, stage: "connecting to") }
+                usleep(20_000)
+            default:
+                throw .unreachable(path: path, reason: String(cString: strerror(errno)))
+            }
+        }
+    }
+
+    private static func wait(_ fd: Int32, for event: Int32, until deadline: Double, timeout: Double, stage: String, path: String) throws(Failure) {
+        while true {
+            let left = deadline - monotonicSeconds()
+            guard left > 0 else { throw .timedOut(path: path, seconds: timeout, stage: stage) }
+            var entry = pollfd(fd: fd, events: Int16(event), revents: 0)
+            let ready = poll(&entry, 1, Int32(left * 1000) + 1)
+            if ready > 0 { return }
+            if ready < 0 && errno != EINTR { throw .broken(path: path, reason: String(cString: strerror(errno))) }
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import Glibc
+import PlayolaEngine
+
+/// Serves the control socket's clients concurrently from one thread with poll(2): every client is a
+/// non-blocking socket with a deadline, so an idle client, one that never sends a newline, or one that
+/// writes and never reads costs a slot and a small buffer until its deadline, never anyone else's time.
+///
+/// A client's request is handed to `handler` as a task; its answer comes back through `ControlCompletions`
+/// and a wake pipe, and the loop writes it. One request per client is in flight at a time, so a client's
+/// commands run in the order it sent them.
+final class ControlLoop: Sendable {
+    struct Limits: Sendable {
+        /// Clients connected at once; a connection beyond this is answered with an error line and closed.
+        var clients = 256
+        /// Bytes in one request line.
+        var requestBytes = 4096
+        /// Seconds a client has to send a whole request line, and to take its whole answer.
+        var deadline = 2.0
+    }
+
+    let limits: Limits
+    private let listening: Int32
+    private let handler: @Sendable (String) async -> String
+    private let completions: ControlCompletions
+
+    init(listening: Int32, limits: Limits, handler: @escaping @Sendable (String) async -> String) throws(ControlError) {
+        completions = try ControlCompletions()
+        self.listening = listening
+        self.limits = limits
+        self.handler = handler
+    }
+
+    /// One connected client.
+    private struct Client {
+        enum Phase { case reading, handling, writing }
+        let fd: Int32
+        var phase = Phase.reading
+        var input: [UInt8] = []
+        var output: [UInt8] = []
+        var outputSent = 0
+        var closeAfterWrite = false
+        /// Monotonic seconds by which the current read or write must be done (none while handling).
+        var deadline: Double
+    }
+
+    func run() {
+        var clients: [Int: Client] = [:]
+        var nextID = 0
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        /// While accept fails for want of descriptors, the listening socket stays readable: it is left out of
+        /// the poll until then rather than spinning on it.
+        var acceptPausedUntil = 0.0
+        while true {
+            var ids: [Int] = []
+            let accepting = monotonicSeconds() >= acceptPausedUntil
+            var fds = [pollfd(fd: listening, events: accepting ? Int16(POLLIN) : 0, revents: 0),
+                       pollfd(fd: completions.readEnd, events: Int16(POLLIN), revents: 0)]
+            var earliest = accepting ? Double.infinity : acceptPausedUntil
+            for (id, client) in clients {
+                let events: Int32 = switch client.phase {
+                case .reading: POLLIN
+                case .writing: POLLOUT
+                case .handling: 0
+                }
+                ids.append(id)
+                fds.append(pollfd(fd: client.fd, events: Int16(events), revents: 0))
+                if client.phase != .handling { earliest = min(earliest, client.deadline) }
+            }
+            let wait = earliest.isFinite ? Int32(max(0, min(60, earliest - monotonicSeconds())) * 1000) + 1 : -1
+            if poll(&fds, nfds_t(fds.count), wait) < 0 && errno != EINTR {
+                usleep(100_000) // cannot happen with valid descriptors; never spin if it does
+                continue
+            }
+            let now = monotonicSeconds()
+            if fds[1].revents != 0 {
+                for (id, answer) in completions.take() {
+                    guard var client = clients[id] else { continue }
+                    client.output = Array((answer + "\n").utf8)
+                    client.outputSent = 0
+                    client.phase = .writing
+                    client.deadline = now + limits.deadline
+                    clients[id] = client
+                }
+            }
+            for (offset, id) in ids.enumerated() {
+                guard var client = clients[id] else { continue }
+                let revents = Int32(fds[offset + 2].revents)
+                var open = true
+                if client.phase == .reading, revents & (POLLIN | POLLHUP | POLLERR) != 0 {
+                    open = receive(&client, id: id, chunk: &chunk, now: now)
+                } else if client.phase == .writing, revents & (POLLOUT | POLLHUP | POLLERR) != 0 {
+                    open = transmit(&client, id: id, now: now)
+                }
+                if open, client.phase != .handling, now >= client.deadline {
+                    // Best effort: a client that is merely slow learns why; one that does not read loses nothing.
+                    if client.phase == .reading { sendNow(ControlReply.failure("no complete request within \(limits.deadline) s"), to: client.fd) }
+                    open = false
+                }
+                if open { clients[id] = client } else { close(client.fd); clients[id] = nil }
+            }
+            if fds[0].revents != 0, !accept(into: &clients, nextID: &nextID, now: now) {
+                acceptPausedUntil = now + 0.1
+            }
+        }
+    }
+
+    /// Takes every waiting connection; false when accept failed for another reason than "none left" (out of
+    /// descriptors: EMFILE, ENFILE, ENOBUFS).
+    private func accept(into clients: inout [Int: Client], nextID: inout Int, now: Double) -> Bool {
+        while true {
+            let fd = Glibc.accept(listening, nil, nil)
+            guard fd >= 0 else { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            guard clients.count < limits.clients else {
+                sendNow(ControlReply.failure("too many connections to the control socket (\(limits.clients)); try again"), to: fd)
+                close(fd)
+                continue
+            }
+            clients[nextID] = Client(fd: fd, deadline: now + limits.deadline)
+            nextID += 1
+        }
+    }
+
+    /// Reads what the client sent; starts its first complete request. False: close the client.
+    private func receive(_ client: inout Client, id: Int, chunk: inout [UInt8], now: Double) -> Bool {
+        let room = min(chunk.count, limits.requestBytes - client.input.count)
+        if room > 0 {
+            let got = chunk.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, room, 0) }
+            if got == 0 { return false } // the client has said all it will, and a partial line is no command
+            if got < 0 { return errno == EAGAIN || errno == EINTR }
+            client.input += chunk[0..<got]
+        }
+        return startRequest(&client, id: id, now: now)
+    }
+
+    /// Hands the next complete line to the handler, or answers a line that is too long.
+    private func startRequest(_ client: inout Client, id: Int, now: Double) -> Bool {
+        guard let newline = client.input.firstIndex(of: UInt8(ascii: "\n")) else {
+            if client.input.count >= limits.requestBytes {
+                client.output = Array((ControlReply.line(ControlReply.failure("request longer than \(limits.requestBytes) bytes")) + "\n").utf8)
+                client.outputSent = 0
+                client.phase = .writing
+                client.closeAfterWrite = true
+                client.deadline = now + limits.deadline
+            }
+            return true
+        }
+        let line = String(decoding: client.input[..<newline], as: UTF8.self)
+        client.input.removeSubrange(...newline)
+        client.phase = .handling
+        let handler = self.handler
+        let completions = self.completions
+        Task {
+            let answer = await handler(line)
+            completions.post(answer, to: id)
+        }
+        return true
+    }
+
+    /// Writes what the socket takes of the answer; once it is all out, the client may send its next line.
+    private func transmit(_ client: inout Client, id: Int, now: Double) -> Bool {
+        let remaining = client.output.count - client.outputSent
+        let sent = client.output.withUnsafeBytes { send(client.fd, $0.baseAddress! + client.outputSent, remaining, Int32(MSG_NOSIGNAL)) }
+        if sent < 0 { return errno == EAGAIN || errno == EINTR }
+        client.outputSent += sent
+        guard client.outputSent == client.output.count else { return true }
+        if client.closeAfterWrite { return false }
+        client.output = []
+        client.phase = .reading
+        client.deadline = now + limits.deadline
+        return startRequest(&client, id: id, now: now)
+    }
+
+    /// One line to a client that is about to be closed, without waiting for it to read.
+    private func sendNow(_ reply: ControlReply, to fd: Int32) {
+        let line = ControlReply.line(reply) + "\n"
+        _ = line.utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+    }
+}

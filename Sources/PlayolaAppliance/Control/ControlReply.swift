@@ -1,0 +1,27 @@
+import FoundationEssentials
+
+/// The control protocol's answers: one JSON object per line, always with a boolean `ok`. Built with
+/// JSONEncoder and read with JSONDecoder on both sides, so a title or an error text holding quotes,
+/// `"ok":false` or a newline can neither break the line nor change the client's exit status.
+struct ControlReply: Codable, Sendable, Equatable {
+    var ok: Bool
+    var error: String?
+
+    static let success = ControlReply(ok: true)
+
+    static func failure(_ message: String) -> ControlReply { ControlReply(ok: false, error: message) }
+
+    /// One line of JSON (no newline in it: JSONEncoder escapes control characters in strings).
+    static func line<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return #"{"error":"the answer could not be encoded","ok":false}"# }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The `ok` of an answer, or nil when the text is not a JSON object with a boolean `ok`.
+    static func isOK(_ text: String) -> Bool? {
+        struct Outcome: Decodable { let ok: Bool }
+        return (try? JSONDecoder().decode(Outcome.self, from: Data(text.utf8)))?.ok
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// One run of the `playola` binary built beside the tests.
+struct PlayolaRun {
+    /// False when a signal (a trap) ended it.
+    var exited: Bool
+    var status: Int32
+    var out: String
+    var error: String
+    var seconds: Double
+
+    init(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
+        process.arguments = arguments
+        let out = Pipe()
+        let error = Pipe()
+        process.standardOutput = out
+        process.standardError = error
+        let began = Date()
+        try process.run()
+        let said = out.fileHandleForReading.readDataToEndOfFile()
+        let complained = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        seconds = Date().timeIntervalSince(began)
+        exited = process.terminationReason == .exit
+        status = process.terminationStatus
+        self.out = String(decoding: said, as: UTF8.self)
+        self.error = String(decoding: complained, as: UTF8.self)
+    }
+}
