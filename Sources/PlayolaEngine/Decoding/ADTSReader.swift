@@ -28,6 +28,9 @@ enum ADTSReader {
             guard rateIndex < sampleRates.count, length >= 7 else {
                 throw .invalid(path: path, reason: "bad ADTS header at byte \(offset)")
             }
+            guard offsets.count < DecodeLimits.maxUnits else {
+                throw .malformed(path: path, field: "ADTS", problem: "more than \(DecodeLimits.maxUnits) frames")
+            }
             if offsets.isEmpty {
                 rate = sampleRates[rateIndex]
                 blocksPerFrame = Int64(header[6] & 0x03) + 1
