@@ -1,0 +1,6 @@
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+/// libFuzzer's entry point for programs that have their own main (linked only with -sanitize=fuzzer).
+int LLVMFuzzerRunDriver(int *argc, char ***argv, int (*callback)(const uint8_t *data, size_t size));

@@ -1,0 +1,48 @@
+import CFuzzerDriver
+import Glibc
+import PlayolaFuzzTargets
+
+/// `playola-fuzz TARGET FILE|FOLDER…` replays inputs (a corpus, a crash reproducer) through a fuzz target.
+/// Built with `-sanitize=fuzzer -DFUZZING` (Fuzz/run), `playola-fuzz TARGET [libFuzzer flags and folders]`
+/// hands the target to libFuzzer instead.
+@main
+enum PlayolaFuzz {
+    static func main() {
+        var arguments = CommandLine.arguments
+        guard arguments.count > 2, let target = FuzzTarget(rawValue: arguments[1]) else {
+            complain("usage: playola-fuzz \(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")) FILE|FOLDER…")
+            exit(2)
+        }
+        #if FUZZING
+        selected = target
+        arguments.remove(at: 1)
+        exit(runLibFuzzer(arguments))
+        #else
+        let count = CorpusReplay.run(target, paths: Array(arguments.dropFirst(2)))
+        print("\(target.rawValue): replayed \(count) inputs")
+        #endif
+    }
+}
+
+#if FUZZING
+/// Set once, before libFuzzer starts calling back on this thread.
+nonisolated(unsafe) private var selected = FuzzTarget.mp4
+
+private func runLibFuzzer(_ arguments: [String]) -> Int32 {
+    var argc = Int32(arguments.count)
+    var cStrings = arguments.map { strdup($0) } + [nil]
+    return cStrings.withUnsafeMutableBufferPointer { buffer in
+        var argv = buffer.baseAddress
+        return LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+            selected.run(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size))
+            return 0
+        }
+    }
+}
+#endif
+
+/// Writes a line to standard error (fd 2: the C `stderr` global is shared mutable state to Swift 6).
+private func complain(_ line: String) {
+    let text = line + "\n"
+    _ = text.withCString { write(2, $0, strlen($0)) }
+}
