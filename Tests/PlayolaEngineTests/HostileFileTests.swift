@@ -142,12 +142,7 @@ final class HostileFileTests: XCTestCase {
         let folder = Fixtures.temporaryDirectory("hostile")
         var worst = (seconds: 0.0, secondsCase: "", memory: 0.0, memoryCase: "")
         for (index, hostile) in Self.cases.enumerated() {
-            let source = try Fixtures.tone(700, seconds: 2, rate: 48000, codec: hostile.fixture)
-            var file = MP4Bytes(Array(try Data(contentsOf: URL(fileURLWithPath: source))))
-            if hostile.fixture == .m4a { file.rechunk(Self.stbl, perChunk: 10) }
-            hostile.mutate(&file)
-            let path = folder + "/case-\(index).\(hostile.fixture.rawValue)"
-            try Data(file.bytes).write(to: URL(fileURLWithPath: path))
+            let path = try Self.write(hostile, to: folder + "/case-\(index).\(hostile.fixture.rawValue)")
 
             let outcome = Self.openAndDecode(path)
             let label = "\(hostile.name): \(outcome.error.map { "\($0)" } ?? "decoded \(outcome.frames) frames")"
@@ -171,6 +166,42 @@ final class HostileFileTests: XCTestCase {
             if outcome.peakGrowthMB > worst.memory { worst = (worst.seconds, worst.secondsCase, outcome.peakGrowthMB, hostile.name) }
         }
         print(String(format: "hostile worst: %.3f s (%@), %.1f MB (%@)", worst.seconds, worst.secondsCase, worst.memory, worst.memoryCase))
+    }
+
+    /// The files that did the most harm before (a trap, gigabytes, a WAV resampled from 1 Hz, a pinned core),
+    /// each as one spin of a schedule: an error names the file and the field, that spin's window is silent,
+    /// and the spins before and after play.
+    func testAHostileSpinIsSilenceAndTheRestOfTheSchedulePlays() throws {
+        let folder = Fixtures.temporaryDirectory("hostile-schedule")
+        let names = ["mdhd timescale 0", "stts delta 0xFFFFFFFF", "stsz fixed size, count 0xFFFFFFFF", "stsc first chunk 0xFFFFFFFF", "WAV at 1 Hz"]
+        for name in names {
+            let hostile = try XCTUnwrap(Self.cases.first { $0.name == name })
+            guard case .malformed(let field) = hostile.expected else { return XCTFail("\(name) should be refused") }
+            let path = try Self.write(hostile, to: folder + "/\(names.firstIndex(of: name)!).\(hostile.fixture.rawValue)")
+            let baseline = MemoryProbe.resetPeak()
+            let start = Date()
+            let (events, analysis) = try renderAround(brokenFile: path)
+            let seconds = Date().timeIntervalSince(start), growth = MemoryProbe.peakGrowthMB(since: baseline)
+            print(String(format: "hostile spin %-36@ rendered 10 s in %.2f s, peak +%.1f MB", name as NSString, seconds, growth))
+            let errors = events.filter { $0.kind == .error }
+            XCTAssertEqual(errors.map(\.spin.id), ["broken"], "\(name): one error, for the hostile spin: \(errors)")
+            XCTAssertTrue(errors.first.map { $0.detail.hasPrefix(path + ": invalid file: ") && $0.detail.contains(field) } ?? false,
+                          "\(name): \(errors.first?.detail ?? "no error")")
+            assertPlays(analysis, 400, at: 1, "\(name): the spin before plays")
+            XCTAssertLessThan(analysis.rms(from: 2 * 48000 + 2400, count: 6 * 48000 - 4800), 1e-6, "\(name): silence for the hostile spin")
+            assertPlays(analysis, 1000, at: 9, "\(name): the spin after plays")
+            XCTAssertLessThan(growth, Self.maxPeakGrowthMB, name)
+        }
+    }
+
+    /// `hostile` applied to its fixture (an M4A rechunked first), written to `path`.
+    static func write(_ hostile: Case, to path: String) throws -> String {
+        let source = try Fixtures.tone(700, seconds: 2, rate: 48000, codec: hostile.fixture)
+        var file = MP4Bytes(Array(try Data(contentsOf: URL(fileURLWithPath: source))))
+        if hostile.fixture == .m4a { file.rechunk(stbl, perChunk: 10) }
+        hostile.mutate(&file)
+        try Data(file.bytes).write(to: URL(fileURLWithPath: path))
+        return path
     }
 
     func testTheUnmodifiedAndRechunkedFixturesDecode() throws {
