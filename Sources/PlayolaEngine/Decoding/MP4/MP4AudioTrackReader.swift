@@ -37,8 +37,8 @@ enum MP4AudioTrackReader {
         moov bytes: [UInt8], headerLength: Int, fileSize: Int64, path: String
     ) throws(MP4FieldError) -> AACTrack {
         let moov = MP4Box(type: "moov", payloadStart: headerLength, payloadEnd: bytes.count)
-        let tracks = MP4Box.children(of: bytes, from: moov.payloadStart, to: moov.payloadEnd).filter { $0.type == "trak" }
-        guard let trak = tracks.first(where: { handlerType(of: $0, in: bytes) == "soun" }) else {
+        let boxes = MP4Box.children(of: bytes, from: moov.payloadStart, to: moov.payloadEnd)
+        guard let trak = boxes.first(where: { $0.type == "trak" && handlerType(of: $0, in: bytes) == "soun" }) else {
             throw MP4FieldError(field: "moov", problem: "no audio track")
         }
         guard let mdhd = trak.descendant(["mdia", "mdhd"], in: bytes),

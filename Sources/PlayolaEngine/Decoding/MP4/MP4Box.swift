@@ -7,27 +7,10 @@ struct MP4Box {
     var payloadStart: Int
     var payloadEnd: Int
 
-    /// The boxes in `bytes[start..<end]`, in order. A box that claims more bytes than there are ends the list.
-    static func children(of bytes: [UInt8], from start: Int, to end: Int) -> [MP4Box] {
-        var boxes: [MP4Box] = []
-        var reader = ByteReader(bytes, from: start, to: end)
-        while reader.remaining >= 8 {
-            let boxStart = reader.position
-            let available = reader.end - boxStart
-            guard let size32 = reader.u32(), let type = reader.fourCC() else { break }
-            var size = Int(size32)
-            if size32 == 1 {
-                guard let large = reader.u64(), large <= UInt64(available) else { break }
-                size = Int(large)
-            } else if size32 == 0 {
-                size = available
-            }
-            let headerLength = reader.position - boxStart
-            guard size >= headerLength, size <= available else { break }
-            boxes.append(MP4Box(type: type, payloadStart: reader.position, payloadEnd: boxStart + size))
-            reader.position = boxStart + size
-        }
-        return boxes
+    /// The boxes in `bytes[start..<end]`, in order, read as they are iterated (a hostile `moov` of millions
+    /// of empty boxes is walked, never collected). A box that claims more bytes than there are ends the list.
+    static func children(of bytes: [UInt8], from start: Int, to end: Int) -> MP4Children {
+        MP4Children(reader: ByteReader(bytes, from: start, to: end))
     }
 
     /// The first child of `self` with `type` (payload offset by `skip` bytes for full boxes' headers).
@@ -40,6 +23,34 @@ struct MP4Box {
         var box: MP4Box? = self
         for type in path { box = box?.child(type, in: bytes) }
         return box
+    }
+}
+
+/// The boxes of a range of bytes, one after the other; each iteration starts again from the first.
+struct MP4Children: Sequence, IteratorProtocol {
+    fileprivate var reader: ByteReader
+
+    var first: MP4Box? {
+        var copy = self
+        return copy.next()
+    }
+
+    mutating func next() -> MP4Box? {
+        guard reader.remaining >= 8 else { return nil }
+        let boxStart = reader.position
+        let available = reader.end - boxStart
+        guard let size32 = reader.u32(), let type = reader.fourCC() else { return nil }
+        var size = Int(size32)
+        if size32 == 1 {
+            guard let large = reader.u64(), large <= UInt64(available) else { return nil }
+            size = Int(large)
+        } else if size32 == 0 {
+            size = available
+        }
+        let headerLength = reader.position - boxStart
+        guard size >= headerLength, size <= available else { return nil }
+        reader.position = boxStart + size
+        return MP4Box(type: type, payloadStart: boxStart + headerLength, payloadEnd: boxStart + size)
     }
 }
 
