@@ -135,6 +135,13 @@ final class HostileFileTests: XCTestCase {
             file.bytes[4] = 0xFF
             file.bytes[5] |= 0xE0
         },
+        Case(name: "ADTS of 150 000 empty frames", fixture: .aac, expected: .refused) { file in
+            file.bytes = Array(file.bytes[0..<7])
+            file.bytes[3] &= 0xFC
+            file.bytes[4] = 0
+            file.bytes[5] = 7 << 5 | (file.bytes[5] & 0x1F)
+            file.bytes = Array([[UInt8]](repeating: file.bytes, count: 150_000).joined())
+        },
         Case(name: "WAV cut mid-sample", fixture: .wav, expected: .decodes) { $0.bytes.removeLast($0.bytes.count / 2 + 1) },
     ]
 

@@ -25,6 +25,10 @@ public final class AACDecoder: AudioDecoder {
     /// What a damaged unit decodes to.
     private let silenceBuffer: UnsafeMutablePointer<Float>
     private static let prerollUnits = 2
+    /// Damaged units in a row after which the file is junk rather than damaged: each would be a unit of silence,
+    /// and a file of a million tiny ones would play hours of it.
+    private static let maxDamagedInARow = 50
+    private var damagedInARow = 0
 
     init(track: AACTrack, path: String) throws(AudioDecoderError) {
         self.path = path
@@ -143,11 +147,16 @@ public final class AACDecoder: AudioDecoder {
         let samples = unitBuffer.withUnsafeMutableBufferPointer { NeAACDecDecode(handle, &info, $0.baseAddress, UInt(size)) }
         let frames = Int(info.samples) / max(1, Int(info.channels))
         guard info.error == 0, let samples, frames > 0 else {
+            damagedInARow += 1
+            guard damagedInARow <= Self.maxDamagedInARow else {
+                throw .decodeFailed(path: path, reason: "\(damagedInARow) damaged AAC frames in a row (faad2: \(String(cString: NeAACDecGetErrorMessage(info.error))))")
+            }
             // A damaged unit is one unit of silence, not the end of the song: the decoder resyncs on the next.
             pending = UnsafePointer(silence(frames: Int(unitFrames)))
             pendingFrames = Int(unitFrames)
             return true
         }
+        damagedInARow = 0
         guard Int(info.channels) == channelCount else {
             throw .decodeFailed(path: path, reason: "channel count changed mid-stream")
         }
