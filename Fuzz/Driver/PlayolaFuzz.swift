@@ -9,20 +9,24 @@ import PlayolaFuzzTargets
 enum PlayolaFuzz {
     static func main() {
         var arguments = CommandLine.arguments
-        guard arguments.count > 2, let target = FuzzTarget(rawValue: arguments[1]) else {
+        // The target is the first argument; libFuzzer's child processes (-fork, -jobs) find it in the environment.
+        let named = arguments.count > 1 ? FuzzTarget(rawValue: arguments[1]) : nil
+        guard let target = named ?? getenv("PLAYOLA_FUZZ_TARGET").flatMap({ FuzzTarget(rawValue: String(cString: $0)) }),
+              arguments.count > 1 else {
             complain("usage: playola-fuzz \(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")) FILE|FOLDER…")
             exit(2)
         }
+        if named != nil { arguments.remove(at: 1) }
         #if FUZZING
         selected = target
-        arguments.remove(at: 1)
+        setenv("PLAYOLA_FUZZ_TARGET", target.rawValue, 1)
         // faad2 allocates and zeroes a few hundred KB per decoder; keeping freed memory in the process (rather
         // than returning it to the kernel at every input) more than doubles the executions a second.
         mallopt(M_TRIM_THRESHOLD, 256 << 20)
         mallopt(M_MMAP_THRESHOLD, 64 << 20)
         exit(runLibFuzzer(arguments))
         #else
-        let count = CorpusReplay.run(target, paths: Array(arguments.dropFirst(2)))
+        let count = CorpusReplay.run(target, paths: Array(arguments.dropFirst()))
         print("\(target.rawValue): replayed \(count) inputs")
         #endif
     }
