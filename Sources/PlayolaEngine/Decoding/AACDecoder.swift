@@ -120,6 +120,7 @@ public final class AACDecoder: AudioDecoder {
         nextUnit = max(0, unit - Self.prerollUnits)
         NeAACDecPostSeekReset(handle, nextUnit)
         pendingFrames = 0
+        damagedInARow = 0
         position = Int64(nextUnit) * unitFrames
         while position < target {
             if pendingFrames == 0 {
@@ -140,6 +141,9 @@ public final class AACDecoder: AudioDecoder {
         }
         guard nextUnit < track.unitSizes.count else { return false }
         let size = Int(track.unitSizes[nextUnit])
+        guard size <= unitBuffer.count else { // the readers bound unit sizes; this keeps the read in the buffer regardless
+            throw .malformed(path: path, field: "access unit \(nextUnit)", problem: "\(size) bytes, more than an AAC frame can be")
+        }
         let got = unitBuffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, size, off_t(track.unitOffsets[nextUnit])) }
         guard got == size else { throw .truncated(path: path, atFrame: max(0, position - priming)) }
         nextUnit += 1
