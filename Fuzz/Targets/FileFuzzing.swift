@@ -6,6 +6,7 @@ import PlayolaEngine
 enum FileFuzzing {
     static let path: String = {
         let folder = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
+        atexit { unlink(FileFuzzing.path) }
         return "\(folder)/playola-fuzz-\(getpid())"
     }()
 
