@@ -31,7 +31,11 @@ let package = Package(
             name: "PlayolaAppliance",
             dependencies: ["PlayolaEngine", "CGPIO", "CINIH"]
         ),
-        .testTarget(name: "PlayolaEngineTests", dependencies: ["PlayolaEngine"]),
+        // The parsers of outside bytes as fuzz targets; Fuzz/run drives them with libFuzzer.
+        .target(name: "PlayolaFuzzTargets", dependencies: ["PlayolaEngine"], path: "Fuzz/Targets"),
+        .target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"),
+        .executableTarget(name: "playola-fuzz", dependencies: ["PlayolaFuzzTargets", "CFuzzerDriver"], path: "Fuzz/Driver"),
+        .testTarget(name: "PlayolaEngineTests", dependencies: ["PlayolaEngine", "PlayolaFuzzTargets"]),
         .testTarget(name: "PlayolaApplianceTests", dependencies: ["PlayolaAppliance", "PlayolaEngine"]),
     ],
     swiftLanguageModes: [.v6]

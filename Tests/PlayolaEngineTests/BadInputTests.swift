@@ -5,24 +5,6 @@ import XCTest
 /// Issue 2, "must be shown" 5: bad files and bad JSON give clear errors naming the file or spin, and the
 /// render goes on with silence where that spin was.
 final class BadInputTests: XCTestCase {
-    /// Renders `broken` (a spin whose file is `path`) between two good spins; returns the events and analysis.
-    func renderAround(brokenFile path: String, seconds: Double = 6) throws -> ([PlayEvent], SignalAnalysis) {
-        var tones = try ToneSchedule([
-            ToneSpin(id: "before", frequency: 400, rate: 48000, codec: .mp3, airtime: 0, seconds: 2),
-            ToneSpin(id: "broken", frequency: 700, rate: 48000, codec: .mp3, airtime: 2, seconds: seconds),
-            ToneSpin(id: "after", frequency: 1000, rate: 48000, codec: .m4a, airtime: 2 + seconds, seconds: 2),
-        ])
-        var files = tones.files
-        files["broken"] = path
-        tones = ToneSchedule(spins: tones.spins, files: files)
-        let (sink, events) = try tones.render(seconds: 4 + seconds)
-        return (events, SignalAnalysis(samples: sink.left, rate: 48000))
-    }
-
-    func assertPlays(_ analysis: SignalAnalysis, _ frequency: Double, at seconds: Double, _ message: String) {
-        XCTAssertGreaterThan(analysis.amplitude(of: frequency, around: Int(seconds * 48000)), 0.2, message)
-    }
-
     func testTruncatedM4AIsReportedAndTheRestPlays() throws {
         let good = try Fixtures.tone(700, seconds: 6, rate: 48000, codec: .m4a)
         let data = try Data(contentsOf: URL(fileURLWithPath: good))

@@ -25,11 +25,18 @@ public final class AACDecoder: AudioDecoder {
     /// What a damaged unit decodes to.
     private let silenceBuffer: UnsafeMutablePointer<Float>
     private static let prerollUnits = 2
+    /// Damaged units in a row after which the file is junk rather than damaged: each would be a unit of silence,
+    /// and a file of a million tiny ones would play hours of it.
+    private static let maxDamagedInARow = 50
+    private var damagedInARow = 0
 
     init(track: AACTrack, path: String) throws(AudioDecoderError) {
         self.path = path
         self.track = track
-        guard !track.unitSizes.isEmpty else { throw .invalid(path: path, reason: "no audio frames") }
+        guard !track.unitSizes.isEmpty else {
+            if track.firstMissingUnit != nil { throw .truncated(path: path, atFrame: 0) }
+            throw .invalid(path: path, reason: "no audio frames")
+        }
         guard let handle = NeAACDecOpen() else { throw .cannotOpen(path: path, reason: "NeAACDecOpen failed") }
         self.handle = handle
         let config = NeAACDecGetCurrentConfiguration(handle)!
@@ -38,31 +45,44 @@ public final class AACDecoder: AudioDecoder {
         config.pointee.dontUpSampleImplicitSBR = 0
         NeAACDecSetConfiguration(handle, config)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        var buffer = [UInt8](repeating: 0, count: Int(track.unitSizes.max() ?? 0) + 16)
+        // The readers bound unit sizes (stsz, or ADTS's 13 bits), so this buffer is at most 64 KiB.
+        var buffer = [UInt8](repeating: 0, count: Int(min(track.unitSizes.max() ?? 0, DecodeLimits.maxUnitBytes)) + 16)
         var rate: UInt = 0
         var channels: UInt8 = 0
         var status: Int32 = -1
         if var asc = track.decoderConfig {
             status = Int32(NeAACDecInit2(handle, &asc, UInt(asc.count), &rate, &channels))
-        } else if fd >= 0 {
+        } else if fd >= 0, track.unitSizes[0] <= DecodeLimits.maxUnitBytes {
             let size = Int(track.unitSizes[0])
             let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, size, off_t(track.unitOffsets[0])) }
             if got == size { status = Int32(NeAACDecInit(handle, &buffer, UInt(size), &rate, &channels)) }
         }
-        guard fd >= 0, status >= 0, rate > 0, channels > 0 else {
+        // The unit's length in output frames, from the container's timescale: both come from the file.
+        let unitFrames = track.timescale > 0 ? track.unitDuration.scaled(by: Int64(rate), over: track.timescale) : 0
+        var failure: AudioDecoderError?
+        if fd < 0 || status < 0 || channels == 0 {
+            failure = .invalid(path: path, reason: "the AAC decoder rejected the stream configuration")
+        } else if rate < Int(DecodeLimits.sampleRates.lowerBound) || rate > Int(DecodeLimits.sampleRates.upperBound) {
+            failure = .malformed(path: path, field: "sample rate", problem: "the AAC configuration says \(rate) Hz, outside \(DecodeLimits.sampleRates.lowerBound)–\(DecodeLimits.sampleRates.upperBound) Hz")
+        } else if !DecodeLimits.unitFrames.contains(unitFrames) {
+            failure = .malformed(path: path, field: "timescale", problem: "an access unit of \(track.unitDuration) ticks at \(track.timescale) per second is \(unitFrames) frames at \(rate) Hz, not \(DecodeLimits.unitFrames.lowerBound)–\(DecodeLimits.unitFrames.upperBound)")
+        }
+        if let failure {
             if fd >= 0 { close(fd) }
             NeAACDecClose(handle)
-            throw .invalid(path: path, reason: "the AAC decoder rejected the stream configuration")
+            throw failure
         }
         self.fd = fd
         unitBuffer = buffer
         sampleRate = Int(rate)
         channelCount = min(Int(channels), 2)
-        unitFrames = track.unitDuration * Int64(rate) / track.timescale
-        let priming = track.priming * Int64(rate) / track.timescale
+        self.unitFrames = unitFrames
+        // Priming and valid duration are clamped to the track by the readers; the conversions saturate.
+        let priming = track.priming.scaled(by: Int64(rate), over: track.timescale)
         self.priming = priming
-        endFrame = track.validDuration.map { priming + $0 * Int64(rate) / track.timescale }
-        frameCount = track.validDuration.map { $0 * Int64(rate) / track.timescale }
+        let valid = track.validDuration.map { $0.scaled(by: Int64(rate), over: track.timescale) }
+        endFrame = valid.map { priming.addingReportingOverflow($0).overflow ? .max : priming + $0 }
+        frameCount = valid.flatMap(DecodeLimits.announcedFrames)
         position = 0
         silenceBuffer = .allocate(capacity: Int(unitFrames) * 2)
         silenceBuffer.initialize(repeating: 0, count: Int(unitFrames) * 2)
@@ -95,11 +115,12 @@ public final class AACDecoder: AudioDecoder {
     }
 
     public func seek(toFrame frame: Int64) throws(AudioDecoderError) {
-        let target = max(0, frame) + priming
+        let target = min(max(0, frame), Int64.max - priming) + priming
         let unit = Int(target / unitFrames)
         nextUnit = max(0, unit - Self.prerollUnits)
         NeAACDecPostSeekReset(handle, nextUnit)
         pendingFrames = 0
+        damagedInARow = 0
         position = Int64(nextUnit) * unitFrames
         while position < target {
             if pendingFrames == 0 {
@@ -115,11 +136,14 @@ public final class AACDecoder: AudioDecoder {
 
     /// Decodes the next access unit into `pending`. False at the end of the track.
     private func decodeNextUnit() throws(AudioDecoderError) -> Bool {
-        guard nextUnit < track.unitSizes.count else { return false }
         if let missing = track.firstMissingUnit, nextUnit >= missing {
             throw .truncated(path: path, atFrame: max(0, position - priming))
         }
+        guard nextUnit < track.unitSizes.count else { return false }
         let size = Int(track.unitSizes[nextUnit])
+        guard size <= unitBuffer.count else { // the readers bound unit sizes; this keeps the read in the buffer regardless
+            throw .malformed(path: path, field: "access unit \(nextUnit)", problem: "\(size) bytes, more than an AAC frame can be")
+        }
         let got = unitBuffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, size, off_t(track.unitOffsets[nextUnit])) }
         guard got == size else { throw .truncated(path: path, atFrame: max(0, position - priming)) }
         nextUnit += 1
@@ -127,11 +151,16 @@ public final class AACDecoder: AudioDecoder {
         let samples = unitBuffer.withUnsafeMutableBufferPointer { NeAACDecDecode(handle, &info, $0.baseAddress, UInt(size)) }
         let frames = Int(info.samples) / max(1, Int(info.channels))
         guard info.error == 0, let samples, frames > 0 else {
+            damagedInARow += 1
+            guard damagedInARow <= Self.maxDamagedInARow else {
+                throw .decodeFailed(path: path, reason: "\(damagedInARow) damaged AAC frames in a row (faad2: \(String(cString: NeAACDecGetErrorMessage(info.error))))")
+            }
             // A damaged unit is one unit of silence, not the end of the song: the decoder resyncs on the next.
             pending = UnsafePointer(silence(frames: Int(unitFrames)))
             pendingFrames = Int(unitFrames)
             return true
         }
+        damagedInARow = 0
         guard Int(info.channels) == channelCount else {
             throw .decodeFailed(path: path, reason: "channel count changed mid-stream")
         }

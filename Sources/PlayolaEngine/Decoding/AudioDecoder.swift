@@ -25,6 +25,9 @@ public enum AudioDecoderError: Error, Equatable, CustomStringConvertible {
     case unsupported(path: String, reason: String)
     case truncated(path: String, atFrame: Int64)
     case decodeFailed(path: String, reason: String)
+    /// A field of the file (an MP4 box, a header value) that is out of range or contradicts the file:
+    /// `field` names it as the format does (`stsc`, `mdhd timescale`, `sample rate`).
+    case malformed(path: String, field: String, problem: String)
 
     public var description: String {
         switch self {
@@ -34,6 +37,7 @@ public enum AudioDecoderError: Error, Equatable, CustomStringConvertible {
         case .unsupported(let path, let reason): "\(path): unsupported: \(reason)"
         case .truncated(let path, let frame): "\(path): file is truncated (audio stops at frame \(frame))"
         case .decodeFailed(let path, let reason): "\(path): decoding failed: \(reason)"
+        case .malformed(let path, let field, let problem): "\(path): invalid file: \(field): \(problem)"
         }
     }
 }

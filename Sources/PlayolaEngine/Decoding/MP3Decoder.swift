@@ -42,7 +42,7 @@ public final class MP3Decoder: AudioDecoder {
         // The length from the Xing/LAME tag (exact, gapless-trimmed) or an estimate; no full scan, which
         // would read the whole file once more. A truncated file then ends short of the length its tag says.
         let length = mpg123_length(handle)
-        frameCount = length > 0 ? Int64(length) : nil
+        frameCount = DecodeLimits.announcedFrames(Int64(length))
     }
 
     deinit {

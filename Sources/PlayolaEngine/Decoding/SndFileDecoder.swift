@@ -15,13 +15,15 @@ public final class SndFileDecoder: AudioDecoder {
             throw .invalid(path: path, reason: String(cString: sf_strerror(nil)))
         }
         self.file = file
-        guard info.samplerate > 0, info.channels > 0 else {
+        do {
+            try DecodeLimits.checkFormat(rate: Int(info.samplerate), channels: Int(info.channels), path: path)
+        } catch {
             sf_close(file)
-            throw .invalid(path: path, reason: "no audio stream")
+            throw error
         }
         sampleRate = Int(info.samplerate)
         channelCount = Int(info.channels)
-        frameCount = info.frames > 0 ? Int64(info.frames) : nil
+        frameCount = DecodeLimits.announcedFrames(Int64(info.frames))
         // Integer PCM is read as float in [-1, 1], without clipping surprises.
         sf_command(file, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
     }

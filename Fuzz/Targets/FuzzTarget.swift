@@ -1,0 +1,22 @@
+import Glibc
+import PlayolaEngine
+
+/// The parsers that read bytes from outside, each as a function of one input: the libFuzzer driver
+/// (`playola-fuzz`) calls them, and `FuzzCorpusTests` replays the kept corpus through them.
+/// A crash, a trap, a hang or a huge allocation inside `run` is a bug; errors thrown by the parsers are not.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// The MP4 box and sample-table reader and the AAC decoder over it.
+    case mp4
+    /// The ADTS file indexer and the ADTS framing of live streams.
+    case adts
+    /// The ICY metadata stripper of internet radio streams.
+    case icy
+
+    public func run(_ input: UnsafeRawBufferPointer) {
+        switch self {
+        case .mp4: MP4Fuzzing.run(input)
+        case .adts: ADTSFuzzing.run(input)
+        case .icy: ICYFuzzing.run(input)
+        }
+    }
+}
