@@ -66,10 +66,6 @@ public final class Voice {
 
     /// Output frames a resampled join starts early by, so that the filter has settled at `joinFrame`.
     static let resamplerPreroll: Int64 = 4096
-    /// What a voice accepts from a decoder: the buffers below are sized by these, so a header claiming 1 Hz
-    /// or a million channels is refused here even if a decoder let it through.
-    public static let sampleRates = 8000...384_000
-    public static let channelCounts = 1...8
 
     public init(
         spin: Spin, file: String, decoder: any AudioDecoder, mixRate: Int, startFrame: Int64, joinFrame: Int64,
@@ -81,11 +77,9 @@ public final class Voice {
         self.mixRate = mixRate
         self.startFrame = startFrame
         self.joinFrame = max(0, joinFrame)
-        guard Self.sampleRates.contains(decoder.sampleRate), Self.channelCounts.contains(decoder.channelCount) else {
-            throw .unsupported(path: file, reason: "\(decoder.sampleRate) Hz, \(decoder.channelCount) channels "
-                               + "(playable: \(Self.sampleRates.lowerBound)...\(Self.sampleRates.upperBound) Hz, "
-                               + "\(Self.channelCounts.lowerBound)...\(Self.channelCounts.upperBound) channels)")
-        }
+        // The buffers below are sized by these, so a stream decoder's (or any decoder's) format is held to the
+        // same limits as a file header's, even if a decoder let it through.
+        try DecodeLimits.checkFormat(rate: decoder.sampleRate, channels: decoder.channelCount, path: file)
         self.decoder = decoder
         stream = decoder as? any StreamDecoder
         isLive = stream != nil
