@@ -81,7 +81,16 @@ public actor AudioDownloader {
             cache.abandon(reservation)
             return .failure(.cache(url, .io(path: reservation.temporaryPath, reason: String(cString: strerror(errno)))))
         }
-        defer { close(fd) }
+        // Closed here rather than by a `defer`: Swift 6.0.3 (Debian trixie's) aborts compiling a `defer` in
+        // this actor-isolated async function (TransferNonSendable, SILIsolationInfo.cpp:880).
+        let outcome = await fetch(url, into: fd, reservation: reservation, progress: progress)
+        close(fd)
+        return outcome
+    }
+
+    private func fetch(
+        _ url: String, into fd: Int32, reservation: CacheReservation, progress: (@Sendable (Double) -> Void)?
+    ) async -> Result<String, DownloadError> {
         let offset = reservation.existingBytes
         let cache = self.cache
         let request = HTTPRequest(url: url, timeout: 0, stallTimeout: stallTimeout, resumeFrom: offset)
@@ -132,8 +141,9 @@ public actor AudioDownloader {
         do {
             let decoder = try openAudioFile(path: path)
             let probe = UnsafeMutablePointer<Float>.allocate(capacity: 4096 * max(2, decoder.channelCount))
-            defer { probe.deallocate() }
-            _ = try decoder.read(into: probe, maxFrames: 4096)
+            let decoded = Result { () throws(AudioDecoderError) in try decoder.read(into: probe, maxFrames: 4096) }
+            probe.deallocate() // not a `defer`, as above
+            _ = try decoded.get()
         } catch {
             cache.remove(url)
             return .failure(.notAudio(url, error))
