@@ -1,7 +1,9 @@
 # Build, install and package the Playola appliance.
 #   make build                       release binary, Swift runtime linked in (no Swift toolchain on the board)
 #   make install DESTDIR=/x          the file system layout; PREFIX=/usr by default
-#   make deb                         $(BUILD_DIR)/playola_<version>_<arch>.deb
+#   make deb                         $(BUILD_DIR)/playola_<version>_<arch>.deb, built with this machine's Swift
+#   make deb ARCH=arm64              build/playola_<version>_<ARCH>.deb for Debian trixie, with trixie's Swift
+#   make deb DIST=trixie [ARCH=amd64]  (packaging/build-trixie, as root; arm64 made on an amd64 host)
 # SCRATCH_PATH lets a build keep away from a .build another build is using.
 
 PREFIX       ?= /usr
@@ -46,8 +48,14 @@ install: build
 	  install -D -m 0644 "$$media" "$(DESTDIR)$(DATADIR)/demo/$${media##*/}"; \
 	done
 
+ifeq ($(ARCH)$(DIST),)
 deb: build
 	BUILD_DIR="$(BUILD_DIR)" MAKE="$(MAKE)" packaging/build-deb.sh
+else
+deb:
+	@[ "$(or $(DIST),trixie)" = trixie ] || { echo "make deb: only DIST=trixie is supported" >&2; exit 2; }
+	packaging/build-trixie $(or $(ARCH),$(shell dpkg --print-architecture))
+endif
 
 clean:
 	rm -rf "$(BUILD_DIR)"

@@ -242,6 +242,43 @@ final class ConfigTests: XCTestCase {
         XCTAssertNil(DidYouMean.closest(to: "loudness", in: ConfigValidator.playerKeys))
     }
 
+    func testNetworkSection() throws {
+        let secret = "correct horse;battery"
+        let good = "[network]\nwifi_ssid = Porch \"5G\"\nwifi_psk = \(secret)\nwifi_country = gb\nwifi_hidden = yes\n" + demo
+        XCTAssertEqual(try load(good).lines, [])
+        XCTAssertEqual(try load("[network]\n" + demo).lines, [], "Ethernet only")
+        XCTAssertEqual(try load("[network]\nwifi_ssid = Porch\nwifi_country = DE\n" + demo).lines, [], "an open network")
+        XCTAssertEqual(try load("[network]\nwifi_ssid = Porch\nwifi_psk = \(String(repeating: "aB", count: 32))\nwifi_country = DE\n" + demo).lines,
+                       [], "a 64-hex-digit key")
+        let cases: [(String, [String])] = [
+            ("[network]\nwifi_ssid = Porch\nwifi_psk = short\nwifi_country = US\n",
+             ["FILE:3: error: wifi_psk must be 8 to 63 printable ASCII characters or 64 hex digits "
+              + "(this one has 5 characters; leave it out for an open network)"]),
+            ("[network]\nwifi_ssid = Porch\nwifi_psk = caf\u{E9} au lait\nwifi_country = US\n",
+             ["FILE:3: error: wifi_psk must be 8 to 63 printable ASCII characters or 64 hex digits "
+              + "(this one has 12 characters; leave it out for an open network)"]),
+            ("[network]\nwifi_ssid = \(String(repeating: "x", count: 33))\nwifi_country = US\n",
+             ["FILE:2: error: wifi_ssid must be 1 to 32 bytes, not 33 (leave the key out for no Wi-Fi)"]),
+            ("[network]\nwifi_ssid = Porch\nwifi_country = Britain\n",
+             ["FILE:3: error: wifi_country must be a two-letter country code such as GB, US or DE, not 'Britain'"]),
+            ("[network]\nwifi_ssid = Porch\nwifi_hidden = maybe\nwifi_country = US\n",
+             ["FILE:3: error: wifi_hidden must be true or false, not 'maybe'"]),
+            ("[network]\nwifi_psk = \(secret)\n", ["FILE:2: error: wifi_psk needs wifi_ssid"]),
+            ("[network]\nwifi_ssid = Porch\n",
+             ["FILE:2: warning: no wifi_country: the radio keeps to the channels allowed everywhere and may miss the network"]),
+            ("[network]\nwifi_pass = \(secret)\n", ["FILE:2: warning: unknown key 'wifi_pass' in [network]; did you mean 'wifi_psk'?"]),
+            ("[network]\nwifi_ssid = Porch\nwifi_country = US\nwifi_psk = \(secret)\nwifi_psk = \(secret)\n",
+             ["FILE:5: error: duplicate key 'wifi_psk' in [network] (first at line 4)"]),
+        ]
+        for (text, expected) in cases {
+            let (config, lines) = try load(text + demo)
+            XCTAssertEqual(lines, expected, text)
+            XCTAssertEqual(config == nil, expected.contains { $0.contains(": error: ") }, text)
+            // The passphrase (or the part of it before an inline comment) is never printed.
+            XCTAssertFalse(lines.contains { $0.contains("correct horse") || $0.contains("lait") }, text)
+        }
+    }
+
     func testCheckConfigExitStatus() throws {
         XCTAssertEqual(CheckConfigCommand.run([try write(demo)]), 0)
         XCTAssertEqual(CheckConfigCommand.run([try write("[player]\nvolume = 80\n")]), 1)

@@ -26,7 +26,7 @@ final class StationPlayerTests: XCTestCase {
     /// Spins relative to now (the server's now): (id, frequency, seconds from now, duration).
     func stack(
         station: String, spins: [(String, Double, Double, Double)], faults: [[String: Any]] = [], serverClockOffset: Double = 0,
-        cacheBudget: Int64 = 32 << 20
+        cacheBudget: Int64 = 32 << 20, apiBase: String? = nil
     ) async throws -> Stack {
         let server = try FakePlayola()
         if serverClockOffset != 0 { _ = try server.control("POST", "/_clock", ["offset": serverClockOffset]) }
@@ -42,7 +42,7 @@ final class StationPlayerTests: XCTestCase {
         try server.serve(station: station, spins: served)
         if !faults.isEmpty { try server.fault(faults) }
         let http = HTTPClient()
-        var api = PlayolaAPI(baseURL: server.base, http: http)
+        var api = PlayolaAPI(baseURL: apiBase ?? server.base, http: http)
         api.retryDelays = [0.05, 0.1, 0.2]
         let cache = try AudioCache(directory: Fixtures.temporaryDirectory("player-cache"), budgetBytes: cacheBudget)
         let sink = PacedSink()
@@ -110,6 +110,33 @@ final class StationPlayerTests: XCTestCase {
         XCTAssertEqual(state, .error("station unknown not found (HTTP 404)"))
         XCTAssertEqual(try stack.server.requests(matching: "/schedule").count, 1, "retried with backoff, not in a loop")
         XCTAssertEqual(stack.states.withLock { $0 }, [.loading(0), .error("station unknown not found (HTTP 404)")])
+    }
+
+    /// A board that boots without network: the API cannot be reached (here: nothing listens on its port), and
+    /// the station says loading, not error; once the API answers, it plays within the 5 s retry.
+    func testAnUnreachableAPIIsLoadingAndPlaysOnceReachable() async throws {
+        let closed = try SupportServer("fake_playola.py", ["--root", Fixtures.temporaryDirectory("unused-api"), "--port", "0"])
+        let port = String(closed.readyLine.dropFirst(5))
+        closed.stop(wait: true)
+        let stack = try await stack(station: "s", spins: [("now", 600, -5, 60)], apiBase: "http://127.0.0.1:\(port)")
+        await stack.player.play(stationID: "s")
+        try await Task.sleep(for: .seconds(2))
+        let waiting = await stack.player.state
+        XCTAssertEqual(waiting, .loading(0))
+        XCTAssertTrue(stack.notices.withLock { $0 }.contains { $0.hasPrefix("waiting for the network: ") }, "\(stack.notices.withLock { $0 })")
+        let reachable = try SupportServer("fake_playola.py", ["--root", stack.server.root, "--port", port])
+        let since = Date()
+        var state = waiting
+        while Date().timeIntervalSince(since) < 10 {
+            state = await stack.player.state
+            if case .playing = state { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        guard case .playing(let spin) = state else { return XCTFail("\(state)") }
+        XCTAssertEqual(spin.id, "now")
+        XCTAssertLessThan(Date().timeIntervalSince(since), 7, "the retry comes within 5 s")
+        XCTAssertFalse(stack.states.withLock { $0 }.contains { if case .error = $0 { true } else { false } }, "\(stack.states.withLock { $0 })")
+        reachable.stop(wait: true)
     }
 
     func testMalformedJSONIsAnErrorState() async throws {

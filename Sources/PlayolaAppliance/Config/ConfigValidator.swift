@@ -19,7 +19,7 @@ extension ApplianceConfig {
 /// INI entries → `ApplianceConfig`, reporting every problem rather than stopping at the first, so one run of
 /// `playola check-config` shows all there is to fix.
 struct ConfigValidator {
-    static let sectionNames = ["player", "service", "cache", "playola", "gpio", "led", "log"]
+    static let sectionNames = ["player", "service", "cache", "playola", "gpio", "led", "log", "network"]
     static let playerKeys = ["station", "device", "volume", "rate", "idle_close"]
     static let serviceKeys = ["socket", "state_dir"]
     static let cacheKeys = ["dir", "size"]
@@ -114,6 +114,7 @@ struct ConfigValidator {
         readGPIO(sectionsByName["gpio"] ?? [])
         readLED(sectionsByName["led"] ?? [])
         readLog(sectionsByName["log"] ?? [])
+        readNetwork(sectionsByName["network"] ?? [])
 
         if !sawStationSection {
             error("no station is configured: add a [station NAME] section", 0)
@@ -366,6 +367,22 @@ struct ConfigValidator {
             default:
                 unknownKey(entry, known: Self.logKeys)
             }
+        }
+    }
+
+    private mutating func readNetwork(_ entries: [INIEntry]) {
+        var values: [String: String] = [:]
+        for entry in entries {
+            guard NetworkSettings.keys.contains(entry.key) else {
+                unknownKey(entry, known: NetworkSettings.keys)
+                continue
+            }
+            values[entry.key] = entry.value
+            if let problem = NetworkSettings.problem(key: entry.key, value: entry.value) { error(problem, entry.line) }
+        }
+        for (key, message, isError) in NetworkSettings.crossProblems(values) {
+            let line = entries.last { $0.key == key }?.line ?? 0
+            if isError { error(message, line) } else { warning(message, line) }
         }
     }
 

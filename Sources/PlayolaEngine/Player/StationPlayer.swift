@@ -226,8 +226,17 @@ public actor StationPlayer {
             } catch {
                 guard self.generation == generation else { return }
                 failures += 1
-                publish(.error("\(error)"))
-                try? await Task.sleep(for: .seconds(min(60, 5 * Double(1 << min(failures - 1, 4)))))
+                switch error {
+                case .network(.dns), .network(.connect), .network(.timeout):
+                    // No way to the API yet (a board just booted: no link, no address, no name server). Still
+                    // loading, and asked again every 5 s, so the station plays as soon as the network is up.
+                    if failures == 1 { notice("waiting for the network: \(error)") }
+                    publish(.loading(0))
+                    try? await Task.sleep(for: .seconds(5))
+                default:
+                    publish(.error("\(error)"))
+                    try? await Task.sleep(for: .seconds(min(60, 5 * Double(1 << min(failures - 1, 4)))))
+                }
             }
         }
         var lastRefresh = monotonicSeconds()
