@@ -267,10 +267,10 @@ public actor StationPlayer {
     /// Takes a fetched schedule: spins already known keep their place (only new ones are added, as the
     /// server locks spins in), airtimes shifted for time-shifted playback.
     private func adopt(_ fetch: ScheduleFetch, shift: Double) {
-        if let serverDate = fetch.serverDate, let correction = clock.observe(serverDate: serverDate) {
+        if let serverDate = fetch.serverNow(), let correction = clock.observe(serverDate: serverDate) {
             notice(correction == 0
                    ? "system clock agrees with the server again"
-                   : "system clock differs from the server's by \(Int(correction)) s: playing against the server's time")
+                   : "system clock differs from the server's by \(Int(correction.rounded())) s: playing against the server's time")
         }
         for dropped in fetch.dropped { notice("\(dropped)") }
         let known = Dictionary(schedule.spins.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
