@@ -19,7 +19,10 @@ BUILD_DIR    ?= build
 # The INI to install; another path lets a package be built before etc/playola.ini exists.
 INI          ?= etc/playola.ini
 
-SWIFT_BUILD = $(SWIFT) build -c release --product playola --static-swift-stdlib --scratch-path "$(SCRATCH_PATH)"
+# SWIFT_FLAGS: more `swift build` options (packaging/build-trixie cross-compiles with them).
+SWIFT_FLAGS  ?=
+
+SWIFT_BUILD = $(SWIFT) build -c release --product playola --static-swift-stdlib --scratch-path "$(SCRATCH_PATH)" $(SWIFT_FLAGS)
 
 .PHONY: all build install deb clean
 
