@@ -51,7 +51,8 @@ install: build
 	  install -D -m 0644 "$$media" "$(DESTDIR)$(DATADIR)/demo/$${media##*/}"; \
 	done
 
-ifeq ($(ARCH)$(DIST),)
+# Only ARCH= or DIST= on the command line choose it: an ARCH in the environment (kernel builds set one) does not.
+ifeq ($(filter command line,$(origin ARCH) $(origin DIST)),)
 deb: build
 	BUILD_DIR="$(BUILD_DIR)" MAKE="$(MAKE)" packaging/build-deb.sh
 else
