@@ -19,7 +19,10 @@ BUILD_DIR    ?= build
 # The INI to install; another path lets a package be built before etc/playola.ini exists.
 INI          ?= etc/playola.ini
 
-SWIFT_BUILD = $(SWIFT) build -c release --product playola --static-swift-stdlib --scratch-path "$(SCRATCH_PATH)"
+# SWIFT_FLAGS: more `swift build` options (packaging/build-trixie cross-compiles with them).
+SWIFT_FLAGS  ?=
+
+SWIFT_BUILD = $(SWIFT) build -c release --product playola --static-swift-stdlib --scratch-path "$(SCRATCH_PATH)" $(SWIFT_FLAGS)
 
 .PHONY: all build install deb clean
 
@@ -48,7 +51,8 @@ install: build
 	  install -D -m 0644 "$$media" "$(DESTDIR)$(DATADIR)/demo/$${media##*/}"; \
 	done
 
-ifeq ($(ARCH)$(DIST),)
+# Only ARCH= or DIST= on the command line choose it: an ARCH in the environment (kernel builds set one) does not.
+ifeq ($(filter command line,$(origin ARCH) $(origin DIST)),)
 deb: build
 	BUILD_DIR="$(BUILD_DIR)" MAKE="$(MAKE)" packaging/build-deb.sh
 else

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds $BUILD_DIR/playola_<version>_<arch>.deb from `make install` into a staging root, so the package
 # and a hand install can never disagree about the layout. Called by `make deb` after the release build.
-# Environment: BUILD_DIR (default build), MAKE (default make), MAINTAINER; make's command-line variables
+# Environment: BUILD_DIR (default build), MAKE (default make), MAINTAINER, DEB_ARCH, STRIP; make's command-line variables
 # (SCRATCH_PATH, INI, ...) reach the inner make through MAKEFLAGS.
 set -eu
 
@@ -15,7 +15,9 @@ umask 022
 
 version=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/PlayolaEngine/Version.swift)
 [ -n "$version" ] || { echo "build-deb: no version in Sources/PlayolaEngine/Version.swift" >&2; exit 1; }
-arch=$(dpkg --print-architecture)
+# A cross build names the binary's architecture and a strip that reads it (packaging/build-trixie).
+arch=${DEB_ARCH:-$(dpkg --print-architecture)}
+STRIP=${STRIP:-strip}
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/playola-deb.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
@@ -25,7 +27,7 @@ root=$stage/root
 $MAKE --no-print-directory install DESTDIR="$root" PREFIX=/usr SYSCONFDIR=/etc
 binary=$root/usr/bin/playola
 # Symbols only: a board has no use for them, and they are most of a static-stdlib binary's size.
-strip --remove-section=.comment --remove-section=.note --strip-unneeded "$binary"
+"$STRIP" --remove-section=.comment --remove-section=.note --strip-unneeded "$binary"
 
 # Shared libraries → the packages that ship them. dpkg-shlibdeps also gives the minimum versions the
 # binary needs, but insists on running inside a source tree, so it gets a stub one. DEPENDS_METHOD=dpkg-S
