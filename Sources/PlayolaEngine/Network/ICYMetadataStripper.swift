@@ -172,7 +172,12 @@ enum ICYText {
     private static func isKey(_ bytes: [UInt8], _ range: Range<Int>, _ name: StaticString) -> Bool {
         guard range.count == name.utf8CodeUnitCount else { return false }
         return name.withUTF8Buffer { expected in
-            zip(bytes[range], expected).allSatisfy { byte, wanted in byte | 0x20 == wanted && (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) }
+            zip(bytes[range], expected).allSatisfy { byte, wanted in
+                // Split up: Swift 6.0.3 gives up type-checking it as one expression.
+                let folded: UInt8 = byte | 0x20
+                let isLetter = folded >= 0x61 && folded <= 0x7A
+                return isLetter && folded == wanted
+            }
         }
     }
 
