@@ -51,6 +51,13 @@ public enum Mixer {
                 voice.readFrame += Int64(voice.ring.skip(frames: Int(firstVoiceFrame - voice.readFrame)))
             }
             blockOffset = Int(max(0, voice.readFrame - firstVoiceFrame))
+            // Asked to leave before its first frame sounds (a spin placed ahead, then a stop or a station
+            // change): nothing was heard, so nothing ramps down. Without this it played 20 ms of itself, full
+            // level, when its airtime came (the image test heard the tone return 1.16 s after a stop).
+            if blockOffset > 0, voice.fadeOutRequested.load(ordering: .acquiring) {
+                voice.isSilenced.store(true, ordering: .releasing)
+                return
+            }
         }
         guard blockOffset < frames else { return }
         let envelope = voice.envelope
