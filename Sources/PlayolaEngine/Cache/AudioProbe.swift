@@ -42,10 +42,9 @@ public struct AudioProbe: Sendable {
     static func decodeStart(of path: String) -> ProbeFailure? {
         do {
             let decoder = try openAudioFile(path: path)
-            // Numbers from the file, checked before they size the buffer below.
-            guard (1...8).contains(decoder.channelCount), (8000...384_000).contains(decoder.sampleRate) else {
-                return .implausible(path: path, rate: decoder.sampleRate, channels: decoder.channelCount)
-            }
+            // Numbers from the file, checked before they size the buffer below (the decoders check them at
+            // open too; this keeps the buffer safe whatever a decoder lets through).
+            try DecodeLimits.checkFormat(rate: decoder.sampleRate, channels: decoder.channelCount, path: path)
             let chunk = 4096
             let buffer = UnsafeMutablePointer<Float>.allocate(capacity: chunk * decoder.channelCount)
             defer { buffer.deallocate() }
@@ -65,7 +64,6 @@ public struct AudioProbe: Sendable {
 /// Why a file failed its probe; every case names the file.
 public enum ProbeFailure: Error, Equatable, CustomStringConvertible {
     case decoder(AudioDecoderError)
-    case implausible(path: String, rate: Int, channels: Int)
     case empty(path: String)
     case timedOut(path: String, seconds: Double)
     case stuck(path: String)
@@ -73,7 +71,6 @@ public enum ProbeFailure: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .decoder(let error): "\(error)"
-        case .implausible(let path, let rate, let channels): "\(path): implausible format (\(rate) Hz, \(channels) channels)"
         case .empty(let path): "\(path): no audio frames"
         case .timedOut(let path, let seconds): "\(path): decoding its first second took more than \(seconds) s"
         case .stuck(let path): "\(path): not checked, \(AudioProbe.maxStuck) earlier checks are still stuck in the decoder"

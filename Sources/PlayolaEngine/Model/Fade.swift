@@ -6,7 +6,7 @@ public struct Fade: Codable, Sendable, Equatable {
     /// Clamped into the file (0...AudioBlock.maximumMS) and the gain range (0...1), so a schedule's
     /// `atMS` of Int64.max or a volume of 1e30 is a fade at the end or to full volume, not a trap or a blast.
     public init(atMS: Int, toVolume: Float) {
-        self.atMS = min(max(atMS, 0), AudioBlock.maximumMS)
+        self.atMS = Fade.clamped(atMS)
         self.toVolume = Fade.gain(toVolume)
     }
 
@@ -16,6 +16,9 @@ public struct Fade: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey { case atMS, toVolume }
+
+    /// A time in the file: 0...AudioBlock.maximumMS.
+    static func clamped(_ ms: Int) -> Int { min(max(ms, 0), AudioBlock.maximumMS) }
 
     /// A gain from outside made a gain: 0...1, and 0 for NaN.
     static func gain(_ value: Float) -> Float {

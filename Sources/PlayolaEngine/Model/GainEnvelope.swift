@@ -20,9 +20,9 @@ public struct GainEnvelope: Sendable, Equatable {
         var level = Fade.gain(startingVolume)
         for (index, fade) in sorted.enumerated() {
             // Clamped again: `Fade.atMS` is a public var, and the render thread turns these into frame counts.
-            let start = Double(min(max(0, fade.atMS), AudioBlock.maximumMS))
+            let start = Double(Fade.clamped(fade.atMS))
             let end = start + Self.rampMS
-            let next = index + 1 < sorted.count ? Double(min(max(0, sorted[index + 1].atMS), AudioBlock.maximumMS)) : .infinity
+            let next = index + 1 < sorted.count ? Double(Fade.clamped(sorted[index + 1].atMS)) : .infinity
             points.append((start, level))
             if next < end {
                 let fraction = Float((next - start) / Self.rampMS)

@@ -20,7 +20,7 @@ extension KeyedDecodingContainer {
 
     /// A gain saturated into 0...1.
     func gain(_ key: Key) throws -> Float {
-        Fade.gain(Float(min(max(try number(key, as: Float.self), 0), 1)))
+        Fade.gain(Float(try number(key, as: Float.self))) // 1e39 becomes +inf as a Float, then 1
     }
 
     /// The number at `key` as a Double; a string or a null is reported as the field's own type being expected.
