@@ -68,8 +68,9 @@ if [ -z "$depends" ]; then
     depends=$(printf '%s\n' $packages | sort -u | paste -sd, - | sed 's/,/, /g')
 fi
 [ -n "$depends" ] || { echo "build-deb: could not work out the package's dependencies" >&2; exit 1; }
-# postinst creates the system user with adduser.
-depends="adduser, $depends"
+# postinst creates the system user with adduser; the Playola API and most streams are HTTPS, which libcurl
+# verifies against ca-certificates (libcurl only Recommends it, and an image installs no Recommends).
+depends="adduser, ca-certificates, $depends"
 
 mkdir -p "$root/DEBIAN"
 installed_size=$(du -sk --apparent-size "$root" | cut -f1)

@@ -4,7 +4,7 @@ import XCTest
 
 /// Issue 12: the ICY metadata parser over a hostile stream costs time linear in the bytes, whatever the
 /// blocks hold. Measured through the public API only: each shape of hostile block is repeated to make a
-/// stream of N and of 2N bytes, and the time for 2N must stay near twice the time for N.
+/// stream of N and of 4N bytes, and the time for 4N must stay near four times the time for N.
 final class ICYLinearityTests: XCTestCase {
     /// Hostile 4080-byte metadata blocks (the largest a length byte allows), each a different worst case.
     static let shapes: [(name: String, text: [UInt8])] = {
@@ -74,18 +74,19 @@ final class ICYLinearityTests: XCTestCase {
         return (Self.threadCPUSeconds() - began, titles)
     }
 
-    /// Within a block: the same bytes of stream in blocks of half the size must cost about the same (a
-    /// parser quadratic in the block would take twice as long with blocks twice as large).
+    /// Within a block: the same bytes of stream in blocks of a quarter of the size must cost about the same
+    /// (a parser quadratic in the block would take four times as long with blocks four times as large; the
+    /// margin up to 2.5x is for a shared machine, where 1.6x was seen between two runs of a linear parser).
     func testTheCostPerByteDoesNotGrowWithTheBlockSize() throws {
         var report: [String] = []
         for (name, text) in Self.shapes {
-            let half = Array(text.prefix(2032))
-            let halves = stream(half, blocks: 200, size: 2048)
+            let quarter = Array(text.prefix(1008))
+            let quarters = stream(quarter, blocks: 400, size: 1024)
             let wholes = stream(text, blocks: 100, size: 4080)
-            let (small, _) = try seconds(halves)
+            let (small, _) = try seconds(quarters)
             let (large, _) = try seconds(wholes)
-            report.append("\(name): blocks of 2048: \(Int(small * 1000)) ms, of 4080: \(Int(large * 1000)) ms")
-            XCTAssertLessThan(large / small, 1.6, "\(name): blocks twice as large cost \(large / small)x per byte")
+            report.append("\(name): blocks of 1024: \(Int(small * 1000)) ms, of 4080: \(Int(large * 1000)) ms")
+            XCTAssertLessThan(large / small, 2.5, "\(name): blocks four times as large cost \(large / small)x per byte")
         }
         print(report.joined(separator: "\n"))
     }
@@ -93,13 +94,14 @@ final class ICYLinearityTests: XCTestCase {
     func testHostileBlocksCostTimeLinearInTheStream() throws {
         var report: [String] = []
         for (name, text) in Self.shapes {
-            let small = stream(text, blocks: 150)
+            let small = stream(text, blocks: 75)
             let large = stream(text, blocks: 300)
-            let (once, _) = try seconds(small)
-            let (twice, titles) = try seconds(large)
-            let perMB = twice / (Double(large.count) / 1e6)
-            report.append("\(name): \(Int(once * 1000)) ms / \(Int(twice * 1000)) ms, \(Int(perMB * 1000)) ms per MB, \(titles) titles")
-            XCTAssertLessThan(twice / once, 3.5, "\(name): 2x the bytes took \(twice / once)x the time")
+            let (quarter, _) = try seconds(small)
+            let (whole, titles) = try seconds(large)
+            let perMB = whole / (Double(large.count) / 1e6)
+            report.append("\(name): \(Int(quarter * 1000)) ms / \(Int(whole * 1000)) ms, \(Int(perMB * 1000)) ms per MB, \(titles) titles")
+            // Four times the bytes: 4x for a linear parser, 16x for a quadratic one; up to 8x for a shared machine.
+            XCTAssertLessThan(whole / quarter, 8, "\(name): 4x the bytes took \(whole / quarter)x the time")
             // A 320 kbit/s stream is 40 kB/s: a whole megabyte of hostile blocks must take far less than the 25 s it lasts.
             XCTAssertLessThan(perMB, 2.5, "\(name): \(perMB) s per MB of hostile stream")
         }
