@@ -114,7 +114,7 @@ final class StreamTests: XCTestCase {
         let started = Date()
         let playing = try await waitUntil(5) { await self.isPlaying(rig.player) }
         XCTAssertTrue(playing, "playing within 5 s")
-        print("\(url): playing \(Date().timeIntervalSince(started)) s after play")
+        print("\(url): playing \(Date().timeIntervalSince(started)) s after play; notices: \(rig.record.notices.withLock { $0 })")
         try await Task.sleep(for: .seconds(seconds))
         let levels = levels(rig, frequency)
         guard let first = levels.firstIndex(where: { $0 > 0.2 }) else { return XCTFail("the \(Int(frequency)) Hz tone never sounded") }
