@@ -1,0 +1,49 @@
+import Foundation
+import XCTest
+
+/// Issue 13: a state file damaged the way a cut or a bad card leaves it is set aside with a warning naming
+/// it and what was wrong, and the configured station plays.
+final class DamagedStateTests: XCTestCase {
+    func testADamagedStateFileIsSetAsideAndTheConfiguredStationPlays() throws {
+        // Each would name the other station ("high") if it were read as a state.
+        let damages: [(name: String, bytes: [UInt8], reason: String)] = [
+            ("garbage", Array("\u{1}\u{7f}garbage, not JSON\n".utf8), "is not a state record"),
+            ("empty", [], "it is empty"),
+            ("truncated", Array(#"{"station":"high","playi"#.utf8), "invalid or truncated JSON"),
+            ("zeros", [UInt8](repeating: 0, count: 4096), "only zero bytes (4096)"),
+            ("volume", Array(#"{"station":"high","playing":true,"volume":1000000000000}"#.utf8), "its volume 1000000000000 is not a percentage"),
+        ]
+        for damage in damages {
+            let service = try ServiceTests.Service()
+            let stateDir = service.folder + "/state"
+            let statePath = stateDir + "/state.json"
+            try FileManager.default.createDirectory(atPath: stateDir, withIntermediateDirectories: true)
+            FileManager.default.createFile(atPath: statePath, contents: Data(damage.bytes))
+            if damage.name == "garbage" {
+                FileManager.default.createFile(atPath: stateDir + "/device-id", contents: Data("not-a-uuid\n".utf8))
+            }
+            service.logPath = service.folder + "/service.log"
+            try service.start()
+            defer { service.stopProcess() }
+            try waitUntil("\(damage.name): the configured station plays") { service.amplitude(400) > 0.05 && service.amplitude(1000) < 0.005 }
+            XCTAssertEqual(try service.status()["station"] as? String, "low", damage.name)
+            XCTAssertTrue(service.process?.isRunning ?? false, damage.name)
+
+            let said = try String(contentsOfFile: service.logPath, encoding: .utf8)
+            let warning = said.split(separator: "\n").first { $0.contains("\(statePath) is damaged") }.map(String.init) ?? ""
+            XCTAssertTrue(warning.hasPrefix("<4>"), "\(damage.name): a warning: \(said)")
+            XCTAssertTrue(warning.contains(damage.reason), "\(damage.name): says what was wrong: \(warning)")
+            XCTAssertTrue(warning.contains("set aside as \(statePath).damaged, playing the configured station"), warning)
+            XCTAssertEqual(FileManager.default.contents(atPath: statePath + ".damaged"), Data(damage.bytes), "\(damage.name): kept as it was")
+            // The new state replaces it: the configured station, readable.
+            XCTAssertEqual(StateWriteKillTests.station(in: statePath), "low", damage.name)
+            print("damaged state (\(damage.name)): \(warning)")
+
+            if damage.name == "garbage" {
+                XCTAssertTrue(said.contains("\(stateDir)/device-id is damaged: it holds no UUID; set aside as \(stateDir)/device-id.damaged, making a new device id"), said)
+                let id = try String(contentsOfFile: stateDir + "/device-id", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+                XCTAssertNotNil(UUID(uuidString: id), id)
+            }
+        }
+    }
+}
