@@ -14,7 +14,7 @@ enum WholeFile {
         var description: String {
             switch self {
             case .missing: "does not exist"
-            case .unreadable(let reason): "cannot read: \(reason)"
+            case .unreadable(let reason): "cannot be read: \(reason)"
             case .tooLarge(let limit): "is larger than \(limit) bytes"
             }
         }
