@@ -62,6 +62,26 @@ final class ConfigSearchServiceTests: XCTestCase {
         XCTAssertEqual(config(try service.status())["file"] as? String, etc)
     }
 
+    /// A boot INI that is there but cannot be looked at (on an image, a boot partition the service may not
+    /// enter; here a symbolic link to itself) is passed over with a warning that names it, not silently.
+    func testAnUnreachableBootINIIsPassedOverWithAWarning() throws {
+        let (service, boot, etc) = try makeService()
+        try FileManager.default.removeItem(atPath: boot)
+        try FileManager.default.createSymbolicLink(atPath: boot, withDestinationPath: boot)
+        let process = Process()
+        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
+        process.arguments = ["check-config"]
+        process.environment = service.fullEnvironment
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertEqual(said, "\(boot): cannot be looked at (Too many levels of symbolic links); checking \(etc)\n")
+    }
+
     func testABrokenBootINIPlaysTheLastGoodConfigurationAndSaysWhy() throws {
         let (service, boot, _) = try makeService()
         try service.start()

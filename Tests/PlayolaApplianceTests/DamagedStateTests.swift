@@ -47,3 +47,31 @@ final class DamagedStateTests: XCTestCase {
         }
     }
 }
+
+/// A state directory that cannot be written (here: its parent is a file): each failed write is reported
+/// once, with the path and errno's text, and the service plays on.
+final class UnwritableStateTests: XCTestCase {
+    func testAStateThatCannotBeWrittenIsReportedOnceAndPlayContinues() throws {
+        let service = try ServiceTests.Service()
+        let blocker = service.folder + "/not-a-directory"
+        FileManager.default.createFile(atPath: blocker, contents: Data("a file\n".utf8))
+        let good = try String(contentsOfFile: service.config, encoding: .utf8)
+        try good.replacingOccurrences(of: "state_dir = \(service.folder)/state", with: "state_dir = \(blocker)/state")
+            .write(toFile: service.config, atomically: true, encoding: .utf8)
+        service.logPath = service.folder + "/service.log"
+        try service.start()
+        defer { service.stopProcess() }
+        try waitUntil("the configured station plays") { service.amplitude(400) > 0.05 }
+        for _ in 0..<3 { try service.client("next") }
+        try waitUntil("the other station plays after three changes") { service.amplitude(1000) > 0.05 && service.amplitude(400) < 0.005 }
+        XCTAssertTrue(service.process?.isRunning ?? false)
+        let said = try String(contentsOfFile: service.logPath, encoding: .utf8).split(separator: "\n")
+        let failures = said.filter { $0.contains("the state is not saved") }
+        XCTAssertEqual(failures, ["<4>the state is not saved: cannot write \(blocker)/state/state.json (creating a temporary file beside it): Not a directory"],
+                       said.joined(separator: "\n"))
+        XCTAssertTrue(said.contains { $0.contains("the device id is not saved") && $0.contains("\(blocker)/state/device-id") && $0.hasSuffix("Not a directory") },
+                      said.joined(separator: "\n"))
+        XCTAssertFalse(said.contains { $0.contains("damaged") })
+        print("unwritable state: \(failures.count) report for 4 failed writes: \(failures.first ?? "")")
+    }
+}

@@ -24,7 +24,7 @@ enum WholeFile {
     /// disk image) never sizes an allocation.
     static func read(_ path: String, limit: Int) -> Result<Data, ReadProblem> {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return .failure(errno == ENOENT ? .missing : .unreadable(reason: errorText())) }
+        guard fd >= 0 else { return .failure(errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(reason: errorText())) }
         defer { close(fd) }
         var data = Data()
         var chunk = [UInt8](repeating: 0, count: 16384)
