@@ -10,15 +10,11 @@ enum ConfigLocation {
     /// machine's files.
     static let searchVariable = "PLAYOLA_CONFIG_SEARCH"
 
-    struct Resolution: Equatable {
+    struct Resolution {
         var path: String
         /// Files earlier in the search that may exist but could not be looked at, each with the reason:
         /// worth a warning, since the file read is then not the one the user edited.
         var unreachable: [(path: String, reason: String)] = []
-
-        static func == (a: Resolution, b: Resolution) -> Bool {
-            a.path == b.path && a.unreachable.map(\.path) == b.unreachable.map(\.path)
-        }
     }
 
     /// `--config FILE` when given; else the first file of the search that exists; else the last of the

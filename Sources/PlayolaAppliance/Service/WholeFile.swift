@@ -69,24 +69,25 @@ enum WholeFile {
             fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         } while fd < 0 && errno == EEXIST
         guard fd >= 0 else { throw failure(.create) }
-        var step = WriteError.Step.write
         var written = 0
         while written < data.count {
             let count = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
             if count < 0 && errno == EINTR { continue }
+            if count == 0 { errno = ENOSPC }
             guard count > 0 else { break }
             written += count
         }
-        if written == data.count, fchmod(fd, mode) == 0 {
+        var failed: WriteError?
+        if written < data.count || fchmod(fd, mode) != 0 {
+            failed = failure(.write)
+        } else {
             pauseForTests()
-            step = .sync
-            if fsync(fd) == 0 { step = .rename }
+            if fsync(fd) != 0 { failed = failure(.sync) }
         }
-        let error = failure(step)
         close(fd)
-        guard step == .rename else {
+        if let failed {
             unlink(temporary)
-            throw error
+            throw failed
         }
         pauseForTests()
         guard rename(temporary, path) == 0 else {
