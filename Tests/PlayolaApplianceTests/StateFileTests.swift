@@ -75,3 +75,29 @@ final class UnwritableStateTests: XCTestCase {
         print("unwritable state: \(failures.count) report for 4 failed writes: \(failures.first ?? "")")
     }
 }
+
+/// Steady playing writes nothing: not the state, not the device id, not the last good configuration, and
+/// neither does a restart with nothing changed (each write is a rename, so an unchanged inode means no write).
+final class SteadyPlayWritesNothingTests: XCTestCase {
+    func testSteadyPlayAndARestartWriteNothing() throws {
+        let service = try ServiceTests.Service()
+        try service.start()
+        try waitUntil("playing") { service.amplitude(400) > 0.05 }
+        let files = [service.folder + "/state/state.json", service.folder + "/state/device-id", service.lastGood]
+        func identities() throws -> [String] {
+            try files.map { path in
+                let attributes = try FileManager.default.attributesOfItem(atPath: path)
+                return "\(path) inode \(attributes[.systemFileNumber] ?? "?") modified \(attributes[.modificationDate] ?? "?")"
+            } + [try FileManager.default.contentsOfDirectory(atPath: service.folder + "/state").sorted().joined(separator: ",")]
+        }
+        let before = try identities()
+        usleep(3_000_000)
+        XCTAssertEqual(try identities(), before, "3 s of playing")
+        service.stopProcess()
+        try service.start()
+        defer { service.stopProcess() }
+        try waitUntil("playing again") { service.amplitude(400) > 0.05 }
+        usleep(1_000_000)
+        XCTAssertEqual(try identities(), before, "a stop and a start with nothing changed")
+    }
+}
