@@ -20,16 +20,7 @@ final class ConfigSearchServiceTests: XCTestCase {
 
     /// `playola check-config` with no FILE: the file the search finds, and what it says of it.
     func checkConfig(_ service: ServiceTests.Service) throws -> String {
-        let process = Process()
-        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
-        process.arguments = ["check-config"]
-        process.environment = service.fullEnvironment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let said = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return said
+        try PlayolaRun(["check-config"], environment: service.fullEnvironment).out
     }
 
     func config(_ status: [String: Any]) -> [String: Any] { status["config"] as? [String: Any] ?? [:] }
@@ -68,17 +59,9 @@ final class ConfigSearchServiceTests: XCTestCase {
         let (service, boot, etc) = try makeService()
         try FileManager.default.removeItem(atPath: boot)
         try FileManager.default.createSymbolicLink(atPath: boot, withDestinationPath: boot)
-        let process = Process()
-        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
-        process.arguments = ["check-config"]
-        process.environment = service.fullEnvironment
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
+        let run = try PlayolaRun(["check-config"], environment: service.fullEnvironment)
+        XCTAssertEqual(run.status, 0)
+        let said = run.error
         XCTAssertEqual(said, "\(boot): cannot be looked at (Too many levels of symbolic links); checking \(etc)\n")
     }
 
@@ -147,16 +130,6 @@ final class ConfigSearchServiceTests: XCTestCase {
 
     /// What `playola status` says on standard error.
     func humanStatus(_ service: ServiceTests.Service) throws -> String {
-        let process = Process()
-        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
-        process.arguments = ["status"] + service.configArguments
-        process.environment = service.fullEnvironment
-        let pipe = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = pipe
-        try process.run()
-        let said = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return said
+        try PlayolaRun(["status"] + service.configArguments, environment: service.fullEnvironment).error
     }
 }
