@@ -21,6 +21,8 @@ enum RenderCommand {
     static let maximumDuration = 7 * 86_400.0
     /// The render cache's budget, bounded like the service's.
     static let cacheSizes = (1 << 20)...ApplianceConfig.Cache.maximumSize
+    /// A schedule file, read whole: as much as the API client accepts in one answer.
+    static let maximumScheduleSize = 32 << 20
 
     static func run(_ words: [String]) async throws -> Int32 {
         let arguments = try Arguments(
@@ -52,8 +54,10 @@ enum RenderCommand {
         }
         let schedulePath = try arguments.required("schedule")
         let media = MediaDirectory(path: try arguments.required("media"))
-        guard let data = readWholeFile(schedulePath) else {
-            throw UsageError("\(schedulePath): cannot read: \(String(cString: strerror(errno)))")
+        let data: Data
+        switch WholeFile.read(schedulePath, limit: maximumScheduleSize) {
+        case .success(let bytes): data = bytes
+        case .failure(let problem): throw UsageError("\(schedulePath) \(problem)")
         }
         let decoded = try Schedule.decode(data)
         for dropped in decoded.dropped { Console.error("\(schedulePath): \(dropped)") }

@@ -15,16 +15,18 @@ let usage = """
       render                   render a schedule to a WAV file in virtual time (playola render --help)
       version                  print the version
 
-    The clients find the service's socket from --socket PATH or the config (--config FILE, default /etc/playola.ini).
+    The config is --config FILE, else \(ConfigLocation.searchDescription) (the first that exists).
+    The clients find the service's socket from --socket PATH or that config (when it has errors: the last
+    good copy the service runs on, --last-good FILE, default \(ConfigKeeper.defaultLastGood)).
     """
 
-/// The socket the clients talk to: --socket, else the config's.
+/// The socket the clients talk to: --socket, else the one of the configuration the service runs on.
 func socketPath(_ words: [String]) throws -> (String, [String]) {
-    let arguments = try Arguments(words, valued: ["socket", "config", "ago"])
-    if let socket = arguments.options["socket"] { return (socket, arguments.positional + (arguments.options["ago"].map { ["--ago", $0] } ?? [])) }
-    let path = arguments.options["config"] ?? "/etc/playola.ini"
-    let socket = ApplianceConfig.load(path: path).config?.service.socket ?? ApplianceConfig.Service().socket
-    return (socket, arguments.positional + (arguments.options["ago"].map { ["--ago", $0] } ?? []))
+    let arguments = try Arguments(words, valued: ["socket", "config", "last-good", "ago"])
+    let command = arguments.positional + (arguments.options["ago"].map { ["--ago", $0] } ?? [])
+    if let socket = arguments.options["socket"] { return (socket, command) }
+    let keeper = ConfigKeeper(explicitPath: arguments.options["config"], lastGoodPath: arguments.options["last-good"])
+    return (keeper.configForClients()?.service.socket ?? ApplianceConfig.Service().socket, command)
 }
 
 let words = Array(CommandLine.arguments.dropFirst())

@@ -84,15 +84,6 @@ final class HostileSpinServiceTests: XCTestCase {
         for index in at + 16..<at + 20 { bytes[index] = 0 }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
-
-    func waitUntil(_ what: String, timeout: Double, _ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return }
-            usleep(100_000)
-        }
-        XCTFail("timed out waiting: \(what)")
-    }
 }
 
 /// `Tests/Support/fake_playola.py` on 127.0.0.1, serving the station JSON and files under `root`.

@@ -9,10 +9,11 @@ struct PlayolaRun {
     var error: String
     var seconds: Double
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], environment: [String: String]? = nil) throws {
         let process = Process()
         process.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let out = Pipe()
         let error = Pipe()
         process.standardOutput = out

@@ -18,6 +18,7 @@ final class ServiceTests: XCTestCase {
         init(notify: Bool = false) throws {
             let folder = NSTemporaryDirectory() + "playola-service-\(UUID().uuidString.prefix(8))"
             self.folder = folder
+            socket = folder + "/control.sock"
             capture = folder + "/capture.raw"
             config = folder + "/playola.ini"
             try FileManager.default.createDirectory(atPath: folder + "/low", withIntermediateDirectories: true)
@@ -43,6 +44,24 @@ final class ServiceTests: XCTestCase {
         var extraSections = ""
         /// More `playola run` arguments (e.g. `--for`).
         var extraArguments: [String] = []
+        /// More environment for the service and its clients.
+        var environment: [String: String] = [:]
+        /// Where the service keeps its last good configuration (never the machine's own).
+        var lastGood: String { folder + "/last-good.ini" }
+        /// nil: `--config` names `config`; else the INI is searched for in these files (`PLAYOLA_CONFIG_SEARCH`).
+        var search: [String]?
+        /// The socket `start` waits for.
+        var socket: String
+
+        /// What the service and its clients are told about the INI.
+        var configArguments: [String] { (search == nil ? ["--config", config] : []) + ["--last-good", lastGood] }
+
+        var fullEnvironment: [String: String] {
+            var all = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            all["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:" + folder + "/asound.conf"
+            if let search { all["PLAYOLA_CONFIG_SEARCH"] = search.joined(separator: ":") }
+            return all
+        }
         /// Where the service's log (standard error) goes.
         var logPath = "/dev/null"
 
@@ -77,12 +96,11 @@ final class ServiceTests: XCTestCase {
         }
 
         func start() throws {
-            try? FileManager.default.removeItem(atPath: folder + "/control.sock")
+            try? FileManager.default.removeItem(atPath: socket)
             let process = Process()
             process.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
-            process.arguments = ["run", "--config", config] + extraArguments
-            var environment = ProcessInfo.processInfo.environment
-            environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:" + folder + "/asound.conf"
+            process.arguments = ["run"] + configArguments + extraArguments
+            var environment = fullEnvironment
             if let notify {
                 environment["NOTIFY_SOCKET"] = notify.path
                 environment["WATCHDOG_USEC"] = "1000000"
@@ -93,7 +111,7 @@ final class ServiceTests: XCTestCase {
             try process.run()
             self.process = process
             let deadline = Date().addingTimeInterval(10)
-            while !FileManager.default.fileExists(atPath: folder + "/control.sock"), Date() < deadline { usleep(50_000) }
+            while !FileManager.default.fileExists(atPath: socket), Date() < deadline { usleep(50_000) }
         }
 
         /// Runs a client command; returns its output.
@@ -101,7 +119,8 @@ final class ServiceTests: XCTestCase {
         func client(_ words: String...) throws -> String {
             let process = Process()
             process.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
-            process.arguments = words + ["--config", config]
+            process.arguments = words + configArguments
+            process.environment = fullEnvironment
             let pipe = Pipe()
             process.standardOutput = pipe
             try process.run()
@@ -219,14 +238,16 @@ final class ServiceTests: XCTestCase {
         try good.replacingOccurrences(of: "volume = 80", with: "volume = loud").write(toFile: service.config, atomically: true, encoding: .utf8)
         let refused = Process()
         refused.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
-        refused.arguments = ["run", "--config", service.config]
+        refused.arguments = ["run", "--config", service.config, "--last-good", service.lastGood]
         let errors = Pipe()
         refused.standardError = errors
         try refused.run()
         let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         refused.waitUntilExit()
-        XCTAssertEqual(refused.terminationStatus, 1)
+        // 78: the unit's RestartPreventExitStatus, so the same fault is not met again at every restart.
+        XCTAssertEqual(refused.terminationStatus, 78)
         XCTAssertTrue(said.contains("\(service.config):4: error: volume must be a whole number from 0 to 100, not 'loud'"), said)
+        XCTAssertTrue(said.contains("there is no last good configuration (\(service.lastGood)): not starting"), said)
 
         try good.replacingOccurrences(of: "volume = 80", with: "volume = 80\nvolum = 3").write(toFile: service.config, atomically: true, encoding: .utf8)
         try service.start()
@@ -351,6 +372,9 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(headers["icy-metadata"] as? String, "1")
     }
 
+}
+
+extension XCTestCase {
     func waitUntil(_ what: String, timeout: Double = 6, _ condition: () throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {

@@ -154,7 +154,8 @@ else
 fi
 setting() { grep -E "^$2=" "$1" | cut -d= -f2-; }
 same "Type" "$(setting "$unit" Type)" notify
-same "ExecStart" "$(setting "$unit" ExecStart)" "/usr/bin/playola run --config /etc/playola.ini"
+same "ExecStart (the INI found by the service: the boot partition's, else /etc's)" "$(setting "$unit" ExecStart)" "/usr/bin/playola run"
+same "RestartPreventExitStatus (a start-up fault is not restarted in a loop)" "$(setting "$unit" RestartPreventExitStatus)" "2 78"
 same "WatchdogSec" "$(setting "$unit" WatchdogSec)" 10
 same "User" "$(setting "$unit" User)" playola
 same "DeviceAllow" "$(setting "$unit" DeviceAllow | paste -sd';' -)" "char-alsa rw;char-gpiochip rw"

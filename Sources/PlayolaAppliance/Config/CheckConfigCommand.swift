@@ -1,11 +1,10 @@
 /// `playola check-config [FILE]`: every problem in the config file, without starting anything.
 enum CheckConfigCommand {
-    static let defaultPath = "/etc/playola.ini"
-
     static let help = """
         usage: playola check-config [FILE]
 
-        Checks FILE (default: \(defaultPath)) and prints each problem as FILE:LINE: error|warning: MESSAGE.
+        Checks FILE (default: \(ConfigLocation.searchDescription), the first that exists; what
+        `playola run` reads) and prints each problem as FILE:LINE: error|warning: MESSAGE.
         Exits 0 when the appliance can start with it (warnings allowed), 1 when it has errors.
         """
 
@@ -18,7 +17,9 @@ enum CheckConfigCommand {
             Console.error("playola check-config: expected at most one FILE\n\(help)")
             return 2
         }
-        let path = words.first ?? defaultPath
+        let location = ConfigLocation.resolve(explicit: words.first)
+        for (path, reason) in location.unreachable { Console.error("\(path): cannot be looked at (\(reason)); checking \(location.path)") }
+        let path = location.path
         let (config, diagnostics) = ApplianceConfig.load(path: path)
         for diagnostic in diagnostics { Console.error(diagnostic.description) }
         guard let config else { return 1 }

@@ -4,13 +4,23 @@ extension ApplianceConfig {
     /// Reads and checks the config file at `path`. `config` is nil when any diagnostic is an error; warnings
     /// do not block. Diagnostics come in line order.
     static func load(path: String) -> (config: ApplianceConfig?, diagnostics: [Diagnostic]) {
-        let ini: INIFile
         do throws(ConfigError) {
-            ini = try INIFile.parse(path: path)
+            return load(bytes: try INIFile.read(path), file: path)
         } catch {
             return (nil, [.error(error.message, file: path, line: error.line)])
         }
-        var validator = ConfigValidator(file: path)
+    }
+
+    /// Checks `bytes`, read from `file` (named in the diagnostics): what was checked is exactly what may
+    /// then be kept, even if the file changes meanwhile.
+    static func load(bytes: [UInt8], file: String) -> (config: ApplianceConfig?, diagnostics: [Diagnostic]) {
+        let ini: INIFile
+        do throws(ConfigError) {
+            ini = try INIFile.parse(bytes: bytes)
+        } catch {
+            return (nil, [.error(error.message, file: file, line: error.line)])
+        }
+        var validator = ConfigValidator(file: file)
         let config = validator.validate(ini)
         return (config, validator.diagnostics)
     }

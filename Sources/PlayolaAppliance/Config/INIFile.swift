@@ -25,10 +25,11 @@ enum ConfigError: Error, Sendable, Equatable {
     case unreadable(reason: String)
     case syntax(line: Int)
     case lineTooLong(line: Int, limit: Int)
+    case tooLarge(limit: Int)
 
     var line: Int {
         switch self {
-        case .unreadable: 0
+        case .unreadable, .tooLarge: 0
         case .syntax(let line), .lineTooLong(let line, _): line
         }
     }
@@ -38,6 +39,7 @@ enum ConfigError: Error, Sendable, Equatable {
         case .unreadable(let reason): "cannot read: \(reason)"
         case .syntax: "syntax error"
         case .lineTooLong(_, let limit): "line is too long: at most \(limit) characters"
+        case .tooLarge(let limit): "larger than \(limit) bytes: not a config file"
         }
     }
 }
@@ -48,7 +50,7 @@ struct INIFile: Sendable, Equatable {
     var entries: [INIEntry] = []
 
     static func parse(path: String) throws(ConfigError) -> INIFile {
-        try parse(bytes: try readAll(path))
+        try parse(bytes: try read(path))
     }
 
     static func parse(text: String) throws(ConfigError) -> INIFile {
@@ -68,18 +70,16 @@ struct INIFile: Sendable, Equatable {
         return feeder.file
     }
 
-    private static func readAll(_ path: String) throws(ConfigError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .unreadable(reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16384)
-        while true {
-            let got = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if got < 0 && errno == EINTR { continue }
-            if got < 0 { throw .unreadable(reason: String(cString: strerror(errno))) }
-            if got == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<got])
+    /// Far more than any INI written by hand; a bigger file is a wrong path, not a config.
+    static let maximumSize = 1 << 20
+
+    /// The file's bytes, for `parse(bytes:)`.
+    static func read(_ path: String) throws(ConfigError) -> [UInt8] {
+        switch WholeFile.read(path, limit: maximumSize) {
+        case .success(let data): return [UInt8](data)
+        case .failure(.missing): throw .unreadable(reason: String(cString: strerror(ENOENT)))
+        case .failure(.unreadable(let reason)): throw .unreadable(reason: reason)
+        case .failure(.tooLarge(let limit)): throw .tooLarge(limit: limit)
         }
     }
 }

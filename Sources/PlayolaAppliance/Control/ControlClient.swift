@@ -28,6 +28,7 @@ enum ControlClient {
         do throws(Failure) {
             let text = try exchange(command.joined(separator: " "), socketPath: socketPath, timeout: timeout)
             Console.out(text)
+            if let note = ControlReply.configNote(text) { Console.error("playola: \(note)") }
             guard let ok = ControlReply.isOK(text) else {
                 Console.error("playola: the service's answer is not a JSON object with a boolean \"ok\"")
                 return 1

@@ -24,4 +24,12 @@ struct ControlReply: Codable, Sendable, Equatable {
         struct Outcome: Decodable { let ok: Bool }
         return (try? JSONDecoder().decode(Outcome.self, from: Data(text.utf8)))?.ok
     }
+
+    /// For people, beside a `status` answer: the INI has errors and the service runs on the last good
+    /// configuration. nil for any other answer.
+    static func configNote(_ text: String) -> String? {
+        struct Answer: Decodable { let config: ConfigStatus? }
+        guard let status = (try? JSONDecoder().decode(Answer.self, from: Data(text.utf8)))?.config, let error = status.error else { return nil }
+        return "\(status.file) has errors, so the service runs on the last good configuration (\(status.lastGood)). The first: \(error)"
+    }
 }

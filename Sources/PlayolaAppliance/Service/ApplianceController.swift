@@ -6,12 +6,14 @@ import PlayolaEngine
 /// `StationPlayer` commands and keeps the state file.
 actor ApplianceController {
     private(set) var config: ApplianceConfig
+    /// Where the configuration came from, and the INI's first error while it has one.
+    private(set) var configStatus: ConfigStatus
     let player: StationPlayer
     let engine: LiveEngine
     let cache: AudioCache
     let api: PlayolaAPI
     let device: String
-    private let store: StateStore
+    private var store: StateStore
     private var saved: ApplianceState?
     private var stationIndex = 0
     private var stopped = false
@@ -19,8 +21,12 @@ actor ApplianceController {
     private(set) var lastError: String?
     private let started = monotonicSeconds()
 
-    init(config: ApplianceConfig, player: StationPlayer, engine: LiveEngine, cache: AudioCache, api: PlayolaAPI, device: String) {
+    init(
+        config: ApplianceConfig, configStatus: ConfigStatus, player: StationPlayer, engine: LiveEngine, cache: AudioCache,
+        api: PlayolaAPI, device: String
+    ) {
         self.config = config
+        self.configStatus = configStatus
         self.player = player
         self.engine = engine
         self.cache = cache
@@ -122,7 +128,8 @@ actor ApplianceController {
     func audioDeviceChanged() { engine.wakeProbe() }
 
     /// SIGHUP: a new config applies without interrupting playback when the playing station is unchanged.
-    func reload(_ new: ApplianceConfig) async {
+    func reload(_ new: ApplianceConfig, status: ConfigStatus) async {
+        configStatus = status
         let playing = currentStation
         let old = config
         config = new
@@ -136,6 +143,9 @@ actor ApplianceController {
         // A volume edited in the file wins over the one last set by a client.
         if new.player.volume != old.player.volume { await setVolume(new.player.volume) }
     }
+
+    /// SIGHUP with an INI that has errors: the configuration stays; status says why.
+    func noteConfig(_ status: ConfigStatus) { configStatus = status }
 
     /// SIGTERM: stop cleanly (the listening session ends with the playing state).
     func shutdown() async {
@@ -168,7 +178,7 @@ actor ApplianceController {
         let usage = cache.usage
         var report = StatusReport(
             state: state.name, station: currentStation?.name, device: device, deviceAvailable: engine.hasDevice, volume: volume,
-            uptime: Int(monotonicSeconds() - started), lastError: lastError,
+            uptime: Int(monotonicSeconds() - started), lastError: lastError, config: configStatus,
             cache: .init(bytes: usage.storedBytes + usage.reservedBytes, budget: cache.budgetBytes, files: usage.files))
         if case .playing(let spin) = state { report.spin = .init(spin, now: Date()) }
         if case .paused(let spin?, let reason) = state {
@@ -249,6 +259,7 @@ struct StatusReport: Codable, Sendable {
     var volume: Int
     var uptime: Int
     var lastError: String?
+    var config: ConfigStatus
     var cache: CacheInfo
     var spin: SpinInfo?
     var next: SpinInfo?

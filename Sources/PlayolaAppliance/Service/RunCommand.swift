@@ -8,33 +8,46 @@ import Synchronization
 /// watchdog only while audio actually advances.
 enum RunCommand {
     static let help = """
-        usage: playola run [--config FILE] [--output FILE.wav | --fallback FILE.wav] [--for SECONDS]
+        usage: playola run [--config FILE] [--last-good FILE] [--output FILE.wav | --fallback FILE.wav] [--for SECONDS]
 
-        The Playola service. --config defaults to /etc/playola.ini. --output plays into a WAV file at real-time
-        pace instead of the configured ALSA device; --fallback does so only when the device cannot be opened.
-        --for stops cleanly after that many seconds (demos and tests).
-        SIGTERM stops cleanly; SIGHUP re-reads the config.
+        The Playola service. --config: the INI to read; default \(ConfigLocation.searchDescription),
+        the first that exists. An INI that passes the checks is kept as the last good configuration
+        (--last-good, default \(ConfigKeeper.defaultLastGood)); one with errors is reported (FILE:LINE, in the
+        log and in `playola status`) and the service runs on the last good one.
+        --output plays into a WAV file at real-time pace instead of the configured ALSA device; --fallback
+        does so only when the device cannot be opened. --for stops cleanly after that many seconds (demos
+        and tests). SIGTERM stops cleanly; SIGHUP re-reads the config.
+        Exit status \(startFailure) when it cannot start (no usable configuration, or a fault at start-up):
+        the systemd unit does not restart on it, since the same fault would recur at every restart.
         """
+
+    /// EX_CONFIG: the unit's RestartPreventExitStatus.
+    static let startFailure: Int32 = 78
 
     /// `--for`: up to a year.
     static let maximumRunFor = 365 * 86_400.0
 
     static func run(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, valued: ["config", "output", "fallback", "for"])
+        let arguments = try Arguments(words, valued: ["config", "last-good", "output", "fallback", "for"])
         if arguments.flags.contains("help") {
             Console.out(help)
             return 0
         }
         let runFor = try arguments.seconds("for", maximum: maximumRunFor)
-        let signals = SignalPipe.install([SIGTERM, SIGINT, SIGHUP])
-
-        let configPath = arguments.options["config"] ?? "/etc/playola.ini"
-        let (loaded, diagnostics) = ApplianceConfig.load(path: configPath)
-        for diagnostic in diagnostics { log(diagnostic.severity == .error ? .error : .warning, diagnostic.description) }
-        guard let config = loaded else {
-            log(.error, "\(configPath): not starting: fix the errors above (playola check-config \(configPath))")
-            return 1
+        var keeper = ConfigKeeper(explicitPath: arguments.options["config"], lastGoodPath: arguments.options["last-good"])
+        guard let start = keeper.readAtStart() else { return startFailure }
+        do {
+            return try await run(arguments, config: start.config, configStatus: start.status, keeper: keeper, runFor: runFor)
+        } catch {
+            log(.error, "not starting: \(error)")
+            return startFailure
         }
+    }
+
+    static func run(
+        _ arguments: Arguments, config: ApplianceConfig, configStatus: ConfigStatus, keeper: ConfigKeeper, runFor: Double?
+    ) async throws -> Int32 {
+        let signals = SignalPipe.install([SIGTERM, SIGINT, SIGHUP])
         log.threshold.store(logLevel(config.log.level).rawValue, ordering: .relaxed)
         mkdir(config.service.stateDir, 0o755)
 
@@ -55,7 +68,8 @@ enum RunCommand {
             api: api, deviceID: DeviceIdentity.load(directory: config.service.stateDir), token: { playola.token() },
             onReport: { report in if report.outcome != "ok" { log(.warning, "listening session \(report.kind.rawValue): \(report.outcome)", key: "session") } })
         let player = StationPlayer(api: api, downloader: downloader, engine: engine, clock: clock, reporter: reporter)
-        let controller = ApplianceController(config: config, player: player, engine: engine, cache: cache, api: api, device: output.name)
+        let controller = ApplianceController(
+            config: config, configStatus: configStatus, player: player, engine: engine, cache: cache, api: api, device: output.name)
         events.connect(player: player, notifier: notifier, device: output.name)
         engine.start()
         let buttons = Buttons(controller: controller)
@@ -77,7 +91,7 @@ enum RunCommand {
                 kill(getpid(), SIGTERM)
             }
         }
-        return await waitForSignals(signals, controller: controller, configPath: configPath, engine: engine,
+        return await waitForSignals(signals, controller: controller, keeper: keeper, engine: engine,
                                     reporter: reporter, notifier: notifier, buttons: buttons)
     }
 
@@ -137,25 +151,24 @@ enum RunCommand {
     }
 
     static func waitForSignals(
-        _ signals: Int32, controller: ApplianceController, configPath: String, engine: LiveEngine,
+        _ signals: Int32, controller: ApplianceController, keeper: ConfigKeeper, engine: LiveEngine,
         reporter: ListeningSessionReporter, notifier: SystemdNotifier, buttons: Buttons
     ) async -> Int32 {
+        var keeper = keeper
         while true {
             let caught: Int32 = await withCheckedContinuation { continuation in
                 startThread(named: "playola-signals") { continuation.resume(returning: SignalPipe.wait(signals)) }
             }
             if caught == SIGHUP {
                 _ = notifier.reloading()
-                let (loaded, diagnostics) = ApplianceConfig.load(path: configPath)
-                for diagnostic in diagnostics { log(diagnostic.severity == .error ? .error : .warning, diagnostic.description) }
+                let (loaded, status) = keeper.reread()
                 if let loaded {
-                    await controller.reload(loaded)
+                    await controller.reload(loaded, status: status)
                     buttons.start(loaded)
-                    log(.info, "\(configPath) re-read and applied")
                 } else {
-                    log(.error, "\(configPath) has errors: keeping the configuration in use")
+                    await controller.noteConfig(status)
                 }
-                _ = notifier.ready(status: "configuration reloaded")
+                _ = notifier.ready(status: status.error.map { "configuration kept: \($0)" } ?? "configuration reloaded")
                 continue
             }
             _ = notifier.stopping()

@@ -8,22 +8,76 @@ struct ApplianceState: Codable, Equatable, Sendable {
     var volume: Int?
 }
 
-/// The state file under the state directory, written atomically (temporary file, fsync, rename) and
-/// only when something changed, so steady playback writes nothing to the SD card.
+/// The state file under the state directory, replaced whole (`WholeFile.write`) and only when something
+/// changed, so steady playback writes nothing to the SD card.
 struct StateStore: Sendable {
+    /// Far more than a state record; a bigger file is not one.
+    static let maximumSize = 64 << 10
+
     let directory: String
     var path: String { directory + "/state.json" }
+    /// The last write failure logged, so a read-only or full disk is reported once, not at every change.
+    private var reportedFailure: WholeFile.WriteError?
 
+    init(directory: String) { self.directory = directory }
+
+    /// The saved state, or nil when there is none. Called once, at start-up: a file that cannot be a
+    /// state (empty, cut short, not JSON, out of range) is set aside as `state.json.damaged` with a warning,
+    /// and the configured station plays.
     func load() -> ApplianceState? {
-        guard let data = readWholeFile(path) else { return nil }
-        return try? JSONDecoder().decode(ApplianceState.self, from: data)
+        WholeFile.removeLeftovers(of: path)
+        let problem: String
+        switch WholeFile.read(path, limit: Self.maximumSize) {
+        case .failure(.missing): return nil
+        case .failure(let reason): problem = "it \(reason)"
+        case .success(let data):
+            switch Self.decode(data) {
+            case .success(let state): return state
+            case .failure(let reason): problem = reason.description
+            }
+        }
+        SetAside.damaged(path, problem: problem, consequence: "playing the configured station")
+        return nil
     }
 
-    /// Writes `state` unless it equals `previous`; returns whether it wrote.
+    struct Damage: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func decode(_ data: Data) -> Result<ApplianceState, Damage> {
+        guard !data.isEmpty else { return .failure(Damage(description: "it is empty")) }
+        guard data.contains(where: { $0 != 0 }) else { return .failure(Damage(description: "it holds only zero bytes (\(data.count))")) }
+        let state: ApplianceState
+        do {
+            state = try JSONDecoder().decode(ApplianceState.self, from: data)
+        } catch {
+            return .failure(Damage(description: "it is not a state record (\(data.count) bytes of \(kind(of: error)))"))
+        }
+        if let volume = state.volume, !(0...100).contains(volume) {
+            return .failure(Damage(description: "its volume \(volume) is not a percentage"))
+        }
+        return .success(state)
+    }
+
+    private static func kind(of error: any Error) -> String {
+        if case DecodingError.dataCorrupted = error { return "invalid or truncated JSON" }
+        return "JSON of another shape"
+    }
+
+    /// Writes `state` unless it equals `previous`; returns whether it wrote. A failure is logged (once until
+    /// a write succeeds again) and the caller keeps `previous`, so the next change tries again.
     @discardableResult
-    func save(_ state: ApplianceState, previous: ApplianceState?) -> Bool {
+    mutating func save(_ state: ApplianceState, previous: ApplianceState?) -> Bool {
         guard state != previous, let data = try? JSONEncoder().encode(state) else { return false }
-        return writeAtomically(data, to: path)
+        do throws(WholeFile.WriteError) {
+            try WholeFile.write(data, to: path, mode: 0o640)
+            reportedFailure = nil
+            return true
+        } catch {
+            if error != reportedFailure { log(.warning, "the state is not saved: \(error)") }
+            reportedFailure = error
+            return false
+        }
     }
 }
 
@@ -31,43 +85,35 @@ struct StateStore: Sendable {
 enum DeviceIdentity {
     static func load(directory: String) -> String {
         let path = directory + "/device-id"
-        if let data = readWholeFile(path) {
+        WholeFile.removeLeftovers(of: path)
+        switch WholeFile.read(path, limit: 4096) {
+        case .success(let data):
             let text = String(decoding: data, as: UTF8.self).trimmingWhitespace()
             if UUID(uuidString: text) != nil { return text }
+            SetAside.damaged(path, problem: data.isEmpty ? "it is empty" : "it holds no UUID", consequence: "making a new device id")
+        case .failure(.missing): break
+        case .failure(let problem):
+            SetAside.damaged(path, problem: "it \(problem)", consequence: "making a new device id")
         }
         let id = UUID().uuidString
-        writeAtomically(Data((id + "\n").utf8), to: path)
+        do throws(WholeFile.WriteError) {
+            try WholeFile.write(Data((id + "\n").utf8), to: path, mode: 0o640)
+        } catch {
+            log(.warning, "the device id is not saved, another will be made at the next start: \(error)")
+        }
         return id
     }
 }
 
-/// Writes a whole file through a temporary name, fsynced, then renamed over the target.
-@discardableResult
-func writeAtomically(_ data: Data, to path: String) -> Bool {
-    let temporary = path + ".tmp"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { return false }
-    let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    let synced = fsync(fd) == 0
-    close(fd)
-    guard written == data.count, synced, rename(temporary, path) == 0 else {
-        unlink(temporary)
-        return false
-    }
-    return true
-}
-
-/// The whole file, or nil (errno says why).
-func readWholeFile(_ path: String) -> Data? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var data = Data()
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let got = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if got < 0 { return nil }
-        if got == 0 { return data }
-        data.append(contentsOf: chunk[0..<got])
+/// A damaged file is renamed out of the way, not deleted: it may tell what went wrong.
+enum SetAside {
+    static func damaged(_ path: String, problem: String, consequence: String) {
+        let aside = path + ".damaged"
+        if rename(path, aside) == 0 {
+            try? WholeFile.syncDirectory(of: path)
+            log(.warning, "\(path) is damaged: \(problem); set aside as \(aside), \(consequence)")
+        } else {
+            log(.warning, "\(path) is damaged: \(problem); it cannot be set aside (\(String(cString: strerror(errno)))), \(consequence)")
+        }
     }
 }
