@@ -39,6 +39,8 @@ install: build
 	install -D -m 0644 "$(INI)" "$(DESTDIR)$(SYSCONFDIR)/playola.ini"
 	install -D -m 0644 etc/systemd/playola.service "$(DESTDIR)$(UNITDIR)/playola.service"
 	install -D -m 0644 etc/systemd/var-cache-playola.mount "$(DESTDIR)$(UNITDIR)/var-cache-playola.mount"
+	# The mount unit's mount point, shipped: on a read-only root systemd cannot make it.
+	install -d -m 0755 "$(DESTDIR)/var/cache/playola"
 	install -D -m 0644 etc/systemd/playola-poweroff.path "$(DESTDIR)$(UNITDIR)/playola-poweroff.path"
 	install -D -m 0644 etc/systemd/playola-poweroff.service "$(DESTDIR)$(UNITDIR)/playola-poweroff.service"
 	install -D -m 0644 etc/modules-load.d/playola.conf "$(DESTDIR)$(PREFIX)/lib/modules-load.d/playola.conf"
