@@ -10,7 +10,7 @@ enum SignalPipe {
     /// Installs handlers for `signals`; returns the read end.
     static func install(_ signals: [Int32]) -> Int32 {
         pipe(&fds)
-        for fd in fds { fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         writeEnd = fds[1]
         for signal in signals {
             var action = sigaction()

@@ -92,7 +92,7 @@ final class Transfer: @unchecked Sendable {
             let payload = request.body ?? Data()
             ccurl_set_long(easy, CURLOPT_POST, 1)
             ccurl_set_long(easy, CURLOPT_POSTFIELDSIZE, payload.count)
-            payload.withUnsafeBytes { ccurl_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!)) }
+            _ = payload.withUnsafeBytes { ccurl_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!)) }
         }
         if request.resumeFrom > 0 { ccurl_set_offset(easy, CURLOPT_RESUME_FROM_LARGE, curl_off_t(request.resumeFrom)) }
         ccurl_set_data_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
