@@ -51,6 +51,7 @@ install: build
 	  [ -f "$$rule" ] || continue; \
 	  install -D -m 0644 "$$rule" "$(DESTDIR)$(UDEVRULESDIR)/$${rule##*/}"; \
 	done
+	install -D -m 0644 etc/bash-completion/playola "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/playola"
 	# The manual pages; playola.ini(5) is made from the INI installed above, so the two say the same.
 	install -d -m 0755 "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5"
 	sed 's/@VERSION@/$(VERSION)/' man/playola.1 | gzip -9n >"$(DESTDIR)$(MANDIR)/man1/playola.1.gz"

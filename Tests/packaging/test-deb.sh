@@ -124,6 +124,7 @@ expect_file /usr/share/doc/playola/copyright -rw-r--r--
 expect_file /usr/share/doc/playola/changelog.gz -rw-r--r--
 expect_file /usr/share/man/man1/playola.1.gz -rw-r--r--
 expect_file /usr/share/man/man5/playola.ini.5.gz -rw-r--r--
+expect_file /usr/share/bash-completion/completions/playola -rw-r--r--
 check "everything owned by root/root" bash -c '! awk "\$2 != \"root/root\"" <<<"$1" | grep -q .' _ "$contents"
 
 # --- the binary ---
@@ -154,6 +155,13 @@ for page in man1/playola.1.gz man5/playola.ini.5.gz; do
 done
 check "both pages carry the version ($version), no @VERSION@ left" \
     bash -c '! zgrep -q @VERSION@ "$1"/man1/playola.1.gz && zgrep -q "playola $2" "$1"/man1/playola.1.gz && zgrep -q "playola $2" "$1"/man5/playola.ini.5.gz' _ "$work/root/usr/share/man" "$version"
+
+# The packaged completion, driven as bash-completion drives it.
+if Tests/packaging/test-completion.sh "$work/root/usr/share/bash-completion/completions/playola" >"$work/completion.log" 2>&1; then
+    pass "bash completion: $(tail -n1 "$work/completion.log")"
+else
+    fail "bash completion" "$(grep FAIL "$work/completion.log" | paste -sd';' -)"
+fi
 
 # --- lintian: Debian's own checks; no error and no warning ---
 command -v lintian >/dev/null || {
