@@ -6,7 +6,7 @@ let usage = """
 
     commands:
       run                      the service (playola run --help)
-      status                   what the service is doing
+      status [--watch]         what the service is doing; --watch: a line at each change, until interrupted
       play [STATION] [--ago D] play a station, or the current one; --ago 1h: as it aired an hour ago
       next, previous           the next or previous configured station
       stop, pause, resume      stop; pause (an interruption); resume at the live position
@@ -44,6 +44,9 @@ do {
             exit(0)
         }
         let (socket, command) = try socketPath(Array(words.dropFirst()))
+        if words[0] == "status" && words.contains("--watch") {
+            exit(StatusWatch.run(socketPath: socket, json: words.contains("--json")))
+        }
         exit(ControlClient.run([words[0]] + command, socketPath: socket, json: words.contains("--json")))
     case "version", "--version": Console.out("playola \(PlayolaVersion.string)")
     case nil, "help", "--help", "-h": Console.out(usage)

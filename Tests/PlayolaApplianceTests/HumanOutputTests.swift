@@ -96,6 +96,38 @@ final class HumanOutputTests: XCTestCase {
         XCTAssertTrue(absent.error.contains("cannot reach the service at \(service.folder)/nobody.sock"), absent.error)
     }
 
+    /// `status --watch`: a line for each change the clients make, in order, each once, until interrupted.
+    func testStatusWatchPrintsALineForEachChange() throws {
+        let service = try ServiceTests.Service()
+        try service.start()
+        defer { service.stopProcess() }
+        try waitUntil("playing") { (try? service.status()["state"] as? String) == "playing" }
+        let watch = Process()
+        watch.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
+        watch.arguments = ["status", "--watch"] + service.configArguments
+        watch.environment = service.fullEnvironment
+        let out = Pipe()
+        watch.standardOutput = out
+        try watch.run()
+        usleep(800_000)
+        for command in [["next"], ["volume", "40"], ["stop"], ["play", "low"]] {
+            XCTAssertEqual(try run(service, command[0], command.count > 1 ? command[1] : "--json").status, 0)
+            usleep(1_200_000) // more than the watch's half-second poll
+        }
+        watch.interrupt()
+        watch.waitUntilExit()
+        let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(separator: "\n").map { String($0.drop { $0 != " " }.dropFirst(2)) } // less the HH:MM:SS time
+            .filter { !$0.hasPrefix("Loading ") } // a station may show loading for a moment before it plays
+        XCTAssertEqual(lines, [
+            "Now playing: low — \"low\" · volume 80%",
+            "Now playing: high — \"high\" · volume 80%",
+            "Now playing: high — \"high\" · volume 40%",
+            "Stopped. · volume 40%",
+            "Now playing: low — \"low\" · volume 40%",
+        ])
+    }
+
     /// The audio device is missing, then a station that cannot play (error).
     func testALostDeviceAndAStationInErrorAreShownAsSuch() throws {
         let service = try ServiceTests.Service()

@@ -43,6 +43,7 @@ completes "kexp porch" playola play --config "$work/playola.ini" ""
 completes "kexp" playola play --config "$work/playola.ini" k
 completes "--ago" playola play --a
 completes "--json" playola status --j
+completes "--watch" playola status --w
 completes "--json" playola next --js
 completes "44100 48000" playola render --rate ""
 completes "f32 s16 s24" playola render --format ""
