@@ -6,7 +6,11 @@ enum StatusText {
         var rows: [(String, String)] = [("State", state(report))]
         if let station = report.station { rows.append(("Station", "\(station) (\(kind(report)))")) }
         if let stream = report.stream, let problem = stream.problem { rows.append(("Stream", "reconnecting: \(problem)")) }
-        if let spin = report.spin { rows.append((report.state == "playing" ? "Playing" : "Spin", "\(song(spin))  \(clock(spin.position))" + (spin.length.map { " / " + clock($0) } ?? ""))) }
+        if let spin = report.spin {
+            var position = "\(song(spin))  \(clock(spin.position))"
+            if let length = spin.length { position += " / " + clock(length) }
+            rows.append((report.state == "playing" ? "Playing" : "Spin", position))
+        }
         if let next = report.next { rows.append(("Next", "\(song(next)) in \(clock(-next.position))")) }
         rows.append(("Device", "\(report.device) (\(report.deviceAvailable ? "open" : "not available"))"))
         rows.append(("Volume", "\(report.volume)%"))
