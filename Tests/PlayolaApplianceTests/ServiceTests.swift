@@ -177,7 +177,7 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(try service.status()["station"] as? String, "low")
         XCTAssertEqual(try service.status()["state"] as? String, "playing")
 
-        XCTAssertEqual(try service.client("next").trimmingCharacters(in: .whitespacesAndNewlines), #"{"ok":true}"#)
+        XCTAssertEqual(try service.client("next", "--json").trimmingCharacters(in: .whitespacesAndNewlines), #"{"ok":true}"#)
         try waitUntil("next station") { service.amplitude(1000) > 0.05 && service.amplitude(400) < 0.005 }
         XCTAssertEqual(try service.status()["station"] as? String, "high")
 
