@@ -3,7 +3,7 @@ import Glibc
 import PlayolaEngine
 
 /// `playola status|play|next|…` (and the udev rule's `playola audio-device`): sends one command line to
-/// the service's socket and prints the answer. Everything — connecting, sending, the answer — happens
+/// the service's socket and says what now happens (`StatusText`), or prints the answer with `--json`. Everything — connecting, sending, the answer — happens
 /// within `timeout` seconds: a busy or wedged service is reported, never waited on forever.
 enum ControlClient {
     static let defaultTimeout = 5.0
