@@ -52,11 +52,11 @@ do {
     case nil, "help", "--help", "-h": Console.out(usage)
     case let command?:
         Console.error("playola: unknown command '\(command)'\n\(usage)")
-        exit(2)
+        exit(ControlClient.Exit.usage)
     }
 } catch let error as UsageError {
     Console.error("playola: \(error)")
-    exit(2)
+    exit(ControlClient.Exit.usage)
 } catch {
     Console.error("playola: \(error)")
     exit(1)

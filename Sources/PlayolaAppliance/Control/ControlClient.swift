@@ -3,8 +3,9 @@ import Glibc
 import PlayolaEngine
 
 /// `playola status|play|next|…` (and the udev rule's `playola audio-device`): sends one command line to
-/// the service's socket and says what now happens (`StatusText`), or prints the answer with `--json`. Everything — connecting, sending, the answer — happens
-/// within `timeout` seconds: a busy or wedged service is reported, never waited on forever.
+/// the service's socket and says what now happens (`StatusText`), or prints the answer with `--json`.
+/// Everything — connecting, sending, the answer — happens within `timeout` seconds: a busy or wedged
+/// service is reported, never waited on forever.
 enum ControlClient {
     static let defaultTimeout = 5.0
     /// More than any answer the service gives; a peer that sends more is not the service.
@@ -51,28 +52,26 @@ enum ControlClient {
                 if !json { Console.error("playola: \(reply.error ?? "the service refused the command")") }
                 return Exit.refused
             }
-            if json { return Exit.done }
             let verb = command.first ?? ""
+            // udev's helper has nothing for a person to read.
+            if json || verb == "audio-device" { return Exit.done }
+            if verb == "status" {
+                StatusText.lines(try decodeStatus(text, socketPath: socketPath)).forEach(Console.out)
+                return Exit.done
+            }
             // The command's effect, as the service now reports it (a station may take a moment to load).
             var report = try statusReport(socketPath: socketPath, timeout: timeout)
-            if verb != "status" && verb != "audio-device" {
-                let deadline = monotonicSeconds() + 3
-                while report.state == "loading" && monotonicSeconds() < deadline {
-                    usleep(200_000)
-                    report = try statusReport(socketPath: socketPath, timeout: timeout)
-                }
+            let deadline = monotonicSeconds() + 3
+            while report.state == "loading" && monotonicSeconds() < deadline {
+                usleep(200_000)
+                report = try statusReport(socketPath: socketPath, timeout: timeout)
             }
-            switch verb {
-            case "status": StatusText.lines(report).forEach(Console.out)
-            case "audio-device": break // udev's helper: nothing for a person to read
-            default:
-                // The command was taken, but the station it started cannot play: an error for the person too.
-                guard report.state != "error" else {
-                    Console.error("playola: \(StatusText.outcome(of: verb, report))")
-                    return Exit.refused
-                }
-                Console.out(StatusText.outcome(of: verb, report))
+            // The command was taken, but the station it started cannot play: an error for the person too.
+            if report.state == "error" && ["play", "next", "previous", "resume"].contains(verb) {
+                Console.error("playola: \(StatusText.outcome(of: verb, report))")
+                return Exit.refused
             }
+            Console.out(StatusText.outcome(of: verb, report))
             return Exit.done
         } catch {
             Console.error("playola: \(error)")
@@ -82,7 +81,10 @@ enum ControlClient {
 
     /// The service's `status` answer, decoded.
     static func statusReport(socketPath: String, timeout: Double) throws(Failure) -> StatusReport {
-        let text = try exchange("status", socketPath: socketPath, timeout: timeout)
+        try decodeStatus(try exchange("status", socketPath: socketPath, timeout: timeout), socketPath: socketPath)
+    }
+
+    private static func decodeStatus(_ text: String, socketPath: String) throws(Failure) -> StatusReport {
         guard let report = try? JSONDecoder().decode(StatusReport.self, from: Data(text.utf8)) else {
             throw .broken(path: socketPath, reason: "its status answer is not the status JSON: \(text.prefix(200))")
         }
