@@ -13,6 +13,7 @@ BINDIR       ?= $(PREFIX)/bin
 DATADIR      ?= $(PREFIX)/share/playola
 UNITDIR      ?= $(PREFIX)/lib/systemd/system
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+MANDIR       ?= $(PREFIX)/share/man
 SWIFT        ?= swift
 SCRATCH_PATH ?= .build
 BUILD_DIR    ?= build
@@ -21,6 +22,8 @@ INI          ?= etc/playola.ini
 
 # SWIFT_FLAGS: more `swift build` options (packaging/build-trixie cross-compiles with them).
 SWIFT_FLAGS  ?=
+
+VERSION     := $(shell sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/PlayolaEngine/Version.swift)
 
 SWIFT_BUILD = $(SWIFT) build -c release --product playola --static-swift-stdlib --scratch-path "$(SCRATCH_PATH)" $(SWIFT_FLAGS)
 
@@ -48,6 +51,12 @@ install: build
 	  [ -f "$$rule" ] || continue; \
 	  install -D -m 0644 "$$rule" "$(DESTDIR)$(UDEVRULESDIR)/$${rule##*/}"; \
 	done
+	install -D -m 0644 etc/bash-completion/playola "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/playola"
+	# The manual pages; playola.ini(5) is made from the INI installed above, so the two say the same.
+	install -d -m 0755 "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5"
+	sed 's/@VERSION@/$(VERSION)/' man/playola.1 | gzip -9n >"$(DESTDIR)$(MANDIR)/man1/playola.1.gz"
+	awk -v version="$(VERSION)" -f man/ini-to-man.awk "$(INI)" | gzip -9n >"$(DESTDIR)$(MANDIR)/man5/playola.ini.5.gz"
+	chmod 0644 "$(DESTDIR)$(MANDIR)/man1/playola.1.gz" "$(DESTDIR)$(MANDIR)/man5/playola.ini.5.gz"
 	for media in demo/media/*; do \
 	  [ -f "$$media" ] || continue; \
 	  install -D -m 0644 "$$media" "$(DESTDIR)$(DATADIR)/demo/$${media##*/}"; \

@@ -123,7 +123,7 @@ for rate in 44100 48000; do
   name=playola$((rate / 1000))
   playola_conf "$name" "$rate"
   # Halfway through, the service's status: the station's state and the stream's title.
-  (sleep "$((seconds / 2))"; "$playola" status --socket "$run/$name/control.sock" >"$run/$name.status.json" 2>&1 || true) &
+  (sleep "$((seconds / 2))"; "$playola" status --json --socket "$run/$name/control.sock" >"$run/$name.status.json" 2>&1 || true) &
   status_pid=$!
   read -r p_cpu p_rss p_status < <(measure "$name" ALSA_CONFIG_PATH="$(alsa_conf "$name" "$rate")" \
     "$playola" run --config "$run/$name.ini" --for "$seconds")

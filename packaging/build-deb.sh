@@ -72,6 +72,17 @@ fi
 # verifies against ca-certificates (libcurl only Recommends it, and an image installs no Recommends).
 depends="adduser, ca-certificates, $depends"
 
+# Debian policy 12.5 and 12.7: the copyright file (machine-readable) and the changelog (changelog.gz: the
+# version has no Debian revision, so this is a native package, and lintian wants that name), whose newest entry
+# must be this version.
+changelog_version=$(sed -n '1s/^playola (\([^)]*\)).*/\1/p' packaging/debian/changelog)
+[ "$changelog_version" = "$version" ] || {
+    echo "build-deb: packaging/debian/changelog's newest entry is '$changelog_version', not $version: add an entry" >&2
+    exit 1
+}
+install -D -m 0644 packaging/debian/copyright "$root/usr/share/doc/playola/copyright"
+gzip -9n <packaging/debian/changelog >"$root/usr/share/doc/playola/changelog.gz"
+
 mkdir -p "$root/DEBIAN"
 installed_size=$(du -sk --apparent-size "$root" | cut -f1)
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$MAINTAINER|" \
@@ -82,6 +93,9 @@ sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$MAINTAIN
 for script in postinst prerm postrm; do
     install -m 0755 "packaging/debian/$script" "$root/DEBIAN/$script"
 done
+# As dh_md5sums writes it: what `dpkg --verify` checks the installed files against.
+(cd "$root" && find . -path ./DEBIAN -prune -o -type f -print | sed 's|^\./||' | LC_ALL=C sort | xargs -d '\n' md5sum) \
+    >"$root/DEBIAN/md5sums"
 
 mkdir -p "$BUILD_DIR"
 deb=$BUILD_DIR/playola_${version}_${arch}.deb

@@ -6,16 +6,19 @@ let usage = """
 
     commands:
       run                      the service (playola run --help)
-      status                   what the service is doing (JSON)
+      status [--watch]         what the service is doing; --watch: a line at each change, until interrupted
       play [STATION] [--ago D] play a station, or the current one; --ago 1h: as it aired an hour ago
       next, previous           the next or previous configured station
       stop, pause, resume      stop; pause (an interruption); resume at the live position
       volume N                 volume in percent
+                               each prints what now happens; --json prints the service's JSON answer
       check-config [FILE]      validate a config file without playing
       render                   render a schedule to a WAV file in virtual time (playola render --help)
       version                  print the version
 
     The config is --config FILE, else \(ConfigLocation.searchDescription) (the first that exists).
+    Exit status of the clients: 0 done, 1 the service refused (its reason on standard error), 2 a wrong
+    command line, 3 the service could not be reached or did not answer in time.
     The clients find the service's socket from --socket PATH or that config (when it has errors: the last
     good copy the service runs on, --last-good FILE, default \(ConfigKeeper.defaultLastGood)).
     """
@@ -41,16 +44,19 @@ do {
             exit(0)
         }
         let (socket, command) = try socketPath(Array(words.dropFirst()))
-        exit(ControlClient.run([words[0]] + command, socketPath: socket))
+        if words[0] == "status" && words.contains("--watch") {
+            exit(StatusWatch.run(socketPath: socket, json: words.contains("--json")))
+        }
+        exit(ControlClient.run([words[0]] + command, socketPath: socket, json: words.contains("--json")))
     case "version", "--version": Console.out("playola \(PlayolaVersion.string)")
     case nil, "help", "--help", "-h": Console.out(usage)
     case let command?:
         Console.error("playola: unknown command '\(command)'\n\(usage)")
-        exit(2)
+        exit(ControlClient.Exit.usage)
     }
 } catch let error as UsageError {
     Console.error("playola: \(error)")
-    exit(2)
+    exit(ControlClient.Exit.usage)
 } catch {
     Console.error("playola: \(error)")
     exit(1)

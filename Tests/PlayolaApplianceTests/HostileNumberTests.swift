@@ -59,10 +59,10 @@ final class HostileNumberTests: XCTestCase {
         XCTAssertEqual(service.process?.isRunning, true)
 
         // `play --ago` beyond the timeshift range is refused by name, and the service lives on to answer.
-        let ago = try playola(["play", "--ago", "9999999999999h", "--socket", socket])
+        let ago = try playola(["play", "--ago", "9999999999999h", "--json", "--socket", socket])
         XCTAssertEqual(ago.status, 1)
         XCTAssertTrue(ago.out.contains("--ago: a duration like 1h, 15m or 90s, at most 30d, not '9999999999999h'"), ago.out)
-        let endless = try playola(["play", "--ago", String(repeating: "9", count: 400) + "h", "--socket", socket])
+        let endless = try playola(["play", "--ago", String(repeating: "9", count: 400) + "h", "--json", "--socket", socket])
         XCTAssertEqual(endless.status, 1, endless.out)
         XCTAssertEqual(try playola(["status", "--socket", socket]).status, 0)
         XCTAssertEqual(service.process?.isRunning, true)

@@ -130,7 +130,7 @@ final class ServiceTests: XCTestCase {
         }
 
         func status() throws -> [String: Any] {
-            (try JSONSerialization.jsonObject(with: Data(try client("status").utf8)) as? [String: Any]) ?? [:]
+            (try JSONSerialization.jsonObject(with: Data(try client("status", "--json").utf8)) as? [String: Any]) ?? [:]
         }
 
         /// The last `seconds` of what reached the "device", left channel.
@@ -177,7 +177,7 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(try service.status()["station"] as? String, "low")
         XCTAssertEqual(try service.status()["state"] as? String, "playing")
 
-        XCTAssertEqual(try service.client("next").trimmingCharacters(in: .whitespacesAndNewlines), #"{"ok":true}"#)
+        XCTAssertEqual(try service.client("next", "--json").trimmingCharacters(in: .whitespacesAndNewlines), #"{"ok":true}"#)
         try waitUntil("next station") { service.amplitude(1000) > 0.05 && service.amplitude(400) < 0.005 }
         XCTAssertEqual(try service.status()["station"] as? String, "high")
 
@@ -365,6 +365,10 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(stream["name"] as? String, "Playola Test Stream")
         XCTAssertEqual(stream["format"] as? String, "mp3")
         XCTAssertTrue((stream["title"] as? String)?.contains(" - ") ?? false)
+        // Issue 17: the same for people.
+        let human = try PlayolaRun(["status"] + service.configArguments, environment: service.fullEnvironment).out
+        XCTAssertTrue(human.contains("Station: radio (internet radio, Playola Test Stream, mp3"), human)
+        XCTAssertTrue(human.contains("Playing: The Band – A Tune  0:") || human.contains("Playing: Other Band – Another Song  0:"), human)
         // The request carried the INI's header and asked for ICY metadata.
         let requests = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(string: "http://127.0.0.1:\(port)/_requests")!)) as? [[String: Any]]
         let headers = try XCTUnwrap(requests?.first?["headers"] as? [String: Any])

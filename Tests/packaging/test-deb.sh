@@ -82,6 +82,14 @@ check "postinst creates the system user" grep -q 'adduser --system --group --no-
 check "postinst creates the gpio group when missing" grep -q 'addgroup --system gpio' "$work/control/postinst"
 check "postinst adds playola to audio and gpio" bash -c 'grep -q "adduser playola audio" "$1" && grep -q "adduser playola gpio" "$1"' _ "$work/control/postinst"
 check "postinst touches systemd only under systemd" grep -q '\[ -d /run/systemd/system \]' "$work/control/postinst"
+# Issue 17: systemd handled as debhelper writes it; systemctl itself only for daemon-reload.
+check "postinst enables through deb-systemd-helper" grep -q "deb-systemd-helper enable 'playola.service'" "$work/control/postinst"
+check "postinst restarts on upgrade through deb-systemd-invoke" grep -q "deb-systemd-invoke restart 'playola.service'" "$work/control/postinst"
+check "prerm stops through deb-systemd-invoke" grep -q "deb-systemd-invoke stop 'playola.service'" "$work/control/prerm"
+check "postrm purges the unit's state through deb-systemd-helper" grep -q "deb-systemd-helper purge 'playola.service'" "$work/control/postrm"
+check "no systemctl call but daemon-reload in the maintainer scripts" \
+    bash -c '! grep -hE "^[^#]*\bsystemctl\b" "$@" | grep -v daemon-reload | grep -q .' _ "$work"/control/{postinst,prerm,postrm}
+check "md5sums lists every shipped file" test "$(wc -l <"$work/control/md5sums")" -ge 10
 check "postrm purges user and state" bash -c 'grep -q "deluser --system playola" "$1" && grep -q "rm -rf /var/lib/playola" "$1"' _ "$work/control/postrm"
 check "postrm purges the device token" grep -q 'rm -f /etc/playola/token' "$work/control/postrm"
 
@@ -112,6 +120,11 @@ if [[ -e ${rules[0]} ]]; then
 else
     check "no udev rules in the repository, none shipped" bash -c '! grep -q "/udev/" <<<"$1"' _ "$contents"
 fi
+expect_file /usr/share/doc/playola/copyright -rw-r--r--
+expect_file /usr/share/doc/playola/changelog.gz -rw-r--r--
+expect_file /usr/share/man/man1/playola.1.gz -rw-r--r--
+expect_file /usr/share/man/man5/playola.ini.5.gz -rw-r--r--
+expect_file /usr/share/bash-completion/completions/playola -rw-r--r--
 check "everything owned by root/root" bash -c '! awk "\$2 != \"root/root\"" <<<"$1" | grep -q .' _ "$contents"
 
 # --- the binary ---
@@ -124,6 +137,44 @@ check "binary does not need libswiftCore.so (static stdlib)" bash -c '! grep -q 
 check "binary needs no Swift or Foundation library at all" bash -c '! grep -Eqi "swift|foundation|dispatch" <<<"$1"' _ "$needed"
 check "every library it needs resolves" bash -c '! ldd "$1" | grep -q "not found"' _ "$binary"
 same "packaged binary runs (playola version)" "$("$binary" version 2>&1)" "playola $version"
+
+# --- the documents ---
+doc=$work/root/usr/share/doc/playola
+same "copyright is machine-readable (DEP-5)" "$(head -n1 "$doc/copyright")" \
+    "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"
+same "changelog's newest entry is this version" "$(zcat "$doc/changelog.gz" | sed -n '1s/^playola (\([^)]*\)).*/\1/p')" "$version"
+# The pages render without a warning from man or groff (-ww: all of them), and say something.
+for page in man1/playola.1.gz man5/playola.ini.5.gz; do
+    file=$work/root/usr/share/man/$page
+    MANWIDTH=80 man --warnings -l "$file" >"$work/page.txt" 2>"$work/page.log"
+    check "man --warnings -l $page: no warnings" test ! -s "$work/page.log"
+    [[ -s $work/page.log ]] && cat "$work/page.log"
+    zcat "$file" | groff -ww -man -Tutf8 >/dev/null 2>"$work/page.log"
+    check "groff -ww -man $page: no warnings" test ! -s "$work/page.log"
+    check "$page renders (more than 40 lines)" test "$(wc -l <"$work/page.txt")" -gt 40
+done
+check "both pages carry the version ($version), no @VERSION@ left" \
+    bash -c '! zgrep -q @VERSION@ "$1"/man1/playola.1.gz && zgrep -q "playola $2" "$1"/man1/playola.1.gz && zgrep -q "playola $2" "$1"/man5/playola.ini.5.gz' _ "$work/root/usr/share/man" "$version"
+
+# The packaged completion, driven as bash-completion drives it.
+if Tests/packaging/test-completion.sh "$work/root/usr/share/bash-completion/completions/playola" >"$work/completion.log" 2>&1; then
+    pass "bash completion: $(tail -n1 "$work/completion.log")"
+else
+    fail "bash completion" "$(grep FAIL "$work/completion.log" | paste -sd';' -)"
+fi
+
+# --- lintian: Debian's own checks; no error and no warning ---
+command -v lintian >/dev/null || {
+    echo "note: installing lintian"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lintian >/dev/null 2>&1 ||
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lintian >/dev/null; }
+}
+lintian --no-tag-display-limit "$deb" >"$work/lintian.log" 2>"$work/lintian.err"
+tags=$(grep -cE '^[EW]: ' "$work/lintian.log")
+echo "     lintian: $tags tags (errors and warnings)"
+grep -E '^[EW]: ' "$work/lintian.log" | sed 's/^/     /'
+same "lintian: errors and warnings" "$tags" 0
+check "lintian ran on the package" grep -q . <(lintian --print-version 2>/dev/null)
 
 # --- the units ---
 unit=$work/root/usr/lib/systemd/system/playola.service

@@ -1,9 +1,11 @@
+import FoundationEssentials
 import Glibc
 import PlayolaEngine
 
 /// `playola status|play|next|…` (and the udev rule's `playola audio-device`): sends one command line to
-/// the service's socket and prints the answer. Everything — connecting, sending, the answer — happens
-/// within `timeout` seconds: a busy or wedged service is reported, never waited on forever.
+/// the service's socket and says what now happens (`StatusText`), or prints the answer with `--json`.
+/// Everything — connecting, sending, the answer — happens within `timeout` seconds: a busy or wedged
+/// service is reported, never waited on forever.
 enum ControlClient {
     static let defaultTimeout = 5.0
     /// More than any answer the service gives; a peer that sends more is not the service.
@@ -23,21 +25,70 @@ enum ControlClient {
         }
     }
 
-    /// Prints the answer; 0 when it says `"ok": true`, 1 for an error answer, a failure or a timeout.
-    static func run(_ command: [String], socketPath: String, timeout: Double = defaultTimeout) -> Int32 {
+    /// The exit statuses of the client commands (the README lists them).
+    enum Exit {
+        static let done: Int32 = 0
+        /// The service answered with an error (an unknown station, a volume out of range).
+        static let refused: Int32 = 1
+        /// The command line is wrong (main.swift's usage errors).
+        static let usage: Int32 = 2
+        /// The service could not be reached, did not answer in time, or answered something that is not its protocol.
+        static let unreachable: Int32 = 3
+    }
+
+    /// Sends `command`. With `json`, prints the service's answer as it is; without, `status` prints
+    /// `StatusText`'s lines and any other command one line saying what now happens. Errors go to standard
+    /// error. Returns an `Exit` status.
+    static func run(_ command: [String], socketPath: String, json: Bool = false, timeout: Double = defaultTimeout) -> Int32 {
         do throws(Failure) {
             let text = try exchange(command.joined(separator: " "), socketPath: socketPath, timeout: timeout)
-            Console.out(text)
+            if json { Console.out(text) }
             if let note = ControlReply.configNote(text) { Console.error("playola: \(note)") }
-            guard let ok = ControlReply.isOK(text) else {
+            guard let reply = ControlReply.decode(text) else {
                 Console.error("playola: the service's answer is not a JSON object with a boolean \"ok\"")
-                return 1
+                return Exit.unreachable
             }
-            return ok ? 0 : 1
+            guard reply.ok else {
+                if !json { Console.error("playola: \(reply.error ?? "the service refused the command")") }
+                return Exit.refused
+            }
+            let verb = command.first ?? ""
+            // udev's helper has nothing for a person to read.
+            if json || verb == "audio-device" { return Exit.done }
+            if verb == "status" {
+                StatusText.lines(try decodeStatus(text, socketPath: socketPath)).forEach(Console.out)
+                return Exit.done
+            }
+            // The command's effect, as the service now reports it (a station may take a moment to load).
+            var report = try statusReport(socketPath: socketPath, timeout: timeout)
+            let deadline = monotonicSeconds() + 3
+            while report.state == "loading" && monotonicSeconds() < deadline {
+                usleep(200_000)
+                report = try statusReport(socketPath: socketPath, timeout: timeout)
+            }
+            // The command was taken, but the station it started cannot play: an error for the person too.
+            if report.state == "error" && ["play", "next", "previous", "resume"].contains(verb) {
+                Console.error("playola: \(StatusText.outcome(of: verb, report))")
+                return Exit.refused
+            }
+            Console.out(StatusText.outcome(of: verb, report))
+            return Exit.done
         } catch {
             Console.error("playola: \(error)")
-            return 1
+            return Exit.unreachable
         }
+    }
+
+    /// The service's `status` answer, decoded.
+    static func statusReport(socketPath: String, timeout: Double) throws(Failure) -> StatusReport {
+        try decodeStatus(try exchange("status", socketPath: socketPath, timeout: timeout), socketPath: socketPath)
+    }
+
+    private static func decodeStatus(_ text: String, socketPath: String) throws(Failure) -> StatusReport {
+        guard let report = try? JSONDecoder().decode(StatusReport.self, from: Data(text.utf8)) else {
+            throw .broken(path: socketPath, reason: "its status answer is not the status JSON: \(text.prefix(200))")
+        }
+        return report
     }
 
     /// Sends `line` and returns the answer, trimmed.

@@ -20,9 +20,11 @@ struct ControlReply: Codable, Sendable, Equatable {
     }
 
     /// The `ok` of an answer, or nil when the text is not a JSON object with a boolean `ok`.
-    static func isOK(_ text: String) -> Bool? {
-        struct Outcome: Decodable { let ok: Bool }
-        return (try? JSONDecoder().decode(Outcome.self, from: Data(text.utf8)))?.ok
+    static func isOK(_ text: String) -> Bool? { decode(text)?.ok }
+
+    /// An answer's outcome and error text, or nil when the text is not a JSON object with a boolean `ok`.
+    static func decode(_ text: String) -> ControlReply? {
+        try? JSONDecoder().decode(ControlReply.self, from: Data(text.utf8))
     }
 
     /// For people, beside a `status` answer: the INI has errors and the service runs on the last good

@@ -213,12 +213,15 @@ struct StatusReport: Codable, Sendable {
         var airtime: String
         /// Seconds into the file.
         var position: Double
+        /// Seconds the file plays; nil for a stream's title (added for `playola status`'s position/length).
+        var length: Double?
 
         init(_ spin: Spin, now: Date) {
             title = spin.audioBlock.title
             artist = spin.audioBlock.artist
             airtime = PlayolaDate.format(spin.airtime)
             position = (now.timeIntervalSince(spin.airtime) * 10).rounded() / 10
+            length = spin.audioBlock.durationMS > 0 ? Double(spin.audioBlock.durationMS) / 1000 : nil
         }
     }
 

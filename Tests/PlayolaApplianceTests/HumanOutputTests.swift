@@ -1,0 +1,191 @@
+import Foundation
+import XCTest
+@testable import PlayolaAppliance
+
+/// Issue 17, "must be shown" 1: what `playola status` and the commands print for people in each state,
+/// that `--json` is the service's own answer with today's fields, and the exit statuses — against the real
+/// service (`playola run` playing into alsa-lib's file plugin, as in ServiceTests).
+final class HumanOutputTests: XCTestCase {
+    /// The top-level fields `status --json` has always had (optional ones are left out when empty).
+    static let alwaysThere: Set<String> = ["ok", "state", "station", "device", "deviceAvailable", "volume", "uptime", "config", "cache"]
+    static let known = alwaysThere.union(["lastError", "spin", "next", "reason", "progress", "stream"])
+
+    func run(_ service: ServiceTests.Service, _ words: String...) throws -> PlayolaRun {
+        try PlayolaRun(words + service.configArguments, environment: service.fullEnvironment)
+    }
+
+    /// `Label:` then the value, every value starting in the same column.
+    func fields(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> [String: String] {
+        var columns = Set<Int>()
+        var result: [String: String] = [:]
+        for row in text.split(separator: "\n").map(String.init) {
+            // A continuation row (the config's error under its line) has no label, only the indent.
+            let colon = row.hasPrefix(" ") ? nil : row.firstIndex(of: ":")
+            let afterLabel = colon.map { row.index(after: $0) } ?? row.startIndex
+            let value = row[afterLabel...].drop { $0 == " " }
+            columns.insert(row.distance(from: row.startIndex, to: value.startIndex))
+            if let colon { result[String(row[..<colon])] = String(value) }
+        }
+        XCTAssertEqual(columns.count, 1, "the values are aligned:\n\(text)", file: file, line: line)
+        return result
+    }
+
+    func testStatusAndTheCommandsSpeakToPeopleAndJSONStaysTheServicesAnswer() throws {
+        let service = try ServiceTests.Service()
+        try service.start()
+        defer { service.stopProcess() }
+        try waitUntil("playing") { (try? service.status()["state"] as? String) == "playing" }
+
+        let status = try run(service, "status")
+        XCTAssertEqual(status.status, 0, status.error)
+        XCTAssertEqual(status.error, "")
+        let shown = fields(status.out)
+        XCTAssertEqual(shown["State"], "playing")
+        XCTAssertEqual(shown["Station"], "low (scheduled spins)")
+        XCTAssertTrue(shown["Playing"]?.hasPrefix("low  ") ?? false, status.out)
+        XCTAssertTrue(shown["Playing"]?.hasSuffix(" / 1:30") ?? false, "the 90 s tone's length: \(status.out)")
+        XCTAssertEqual(shown["Device"], "playola_test (open)")
+        XCTAssertEqual(shown["Volume"], "80%")
+        XCTAssertTrue(shown["Cache"]?.hasSuffix("of 16.0 MiB (0 files)") ?? false, status.out)
+        XCTAssertEqual(shown["Config"], service.config)
+        XCTAssertNil(shown["Last error"])
+
+        let json = try run(service, "status", "--json")
+        XCTAssertEqual(json.status, 0)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any], json.out)
+        let keys = Set(object.keys)
+        XCTAssertTrue(Self.alwaysThere.isSubset(of: keys), "\(keys)")
+        XCTAssertTrue(keys.isSubset(of: Self.known), "\(keys)")
+        XCTAssertEqual(Set(((object["config"] as? [String: Any]) ?? [:]).keys), ["file", "lastGood", "usingLastGood"])
+        let spin = try XCTUnwrap(object["spin"] as? [String: Any])
+        XCTAssertEqual(Set(spin.keys), ["title", "artist", "airtime", "position", "length"])
+        XCTAssertEqual(spin["length"] as? Double, 90)
+
+        let next = try run(service, "next")
+        XCTAssertEqual(next.status, 0, next.error)
+        XCTAssertEqual(next.out, "Now playing: high — \"high\"\n")
+        XCTAssertEqual(try run(service, "pause").out, "Paused: high (interrupted)\n")
+        XCTAssertEqual(fields(try run(service, "status").out)["State"], "paused (interrupted)")
+        XCTAssertEqual(try run(service, "resume").out, "Now playing: high — \"high\"\n")
+        XCTAssertEqual(try run(service, "volume", "55").out, "Volume: 55%\n")
+        XCTAssertEqual(try run(service, "previous").out, "Now playing: low — \"low\"\n")
+        let stop = try run(service, "stop")
+        XCTAssertEqual(stop.out, "Stopped.\n")
+        let stopped = fields(try run(service, "status").out)
+        XCTAssertEqual(stopped["State"], "stopped")
+        XCTAssertNil(stopped["Playing"])
+        XCTAssertEqual(try run(service, "play", "--json").out, "{\"ok\":true}\n", "--json: the service's answer as it is")
+
+        // Errors: on standard error, nothing on standard output, and the README's exit statuses.
+        let unknown = try run(service, "play", "nosuch")
+        XCTAssertEqual(unknown.status, 1)
+        XCTAssertEqual(unknown.out, "")
+        XCTAssertEqual(unknown.error, "playola: no station 'nosuch'; stations are: low, high\n")
+        let unknownJSON = try run(service, "play", "nosuch", "--json")
+        XCTAssertEqual(unknownJSON.status, 1)
+        XCTAssertEqual(ControlReply.decode(unknownJSON.out.trimmingCharacters(in: .whitespacesAndNewlines)),
+                       .failure("no station 'nosuch'; stations are: low, high"))
+        let loud = try run(service, "volume", "300")
+        XCTAssertEqual(loud.status, 1)
+        XCTAssertEqual(loud.error, "playola: volume takes a percentage from 0 to 100\n")
+        XCTAssertEqual(try PlayolaRun(["status", "--socket"]).status, 2, "--socket without its value")
+        XCTAssertEqual(try run(service, "frobnicate").status, 2)
+        let absent = try PlayolaRun(["status", "--socket", service.folder + "/nobody.sock"])
+        XCTAssertEqual(absent.status, 3)
+        XCTAssertEqual(absent.out, "")
+        XCTAssertTrue(absent.error.contains("cannot reach the service at \(service.folder)/nobody.sock"), absent.error)
+    }
+
+    /// `status --watch`: a line for each change the clients make, in order, each once, until interrupted.
+    func testStatusWatchPrintsALineForEachChange() throws {
+        let service = try ServiceTests.Service()
+        try service.start()
+        defer { service.stopProcess() }
+        try waitUntil("playing") { (try? service.status()["state"] as? String) == "playing" }
+        let watch = Process()
+        watch.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
+        watch.arguments = ["status", "--watch"] + service.configArguments
+        watch.environment = service.fullEnvironment
+        let out = Pipe()
+        watch.standardOutput = out
+        try watch.run()
+        usleep(800_000)
+        for command in [["next"], ["volume", "40"], ["stop"], ["play", "low"]] {
+            XCTAssertEqual(try run(service, command[0], command.count > 1 ? command[1] : "--json").status, 0)
+            usleep(1_200_000) // more than the watch's half-second poll
+        }
+        watch.interrupt()
+        watch.waitUntilExit()
+        let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(separator: "\n").map { String($0.drop { $0 != " " }.dropFirst(2)) } // less the HH:MM:SS time
+            .filter { !$0.hasPrefix("Loading ") } // a station may show loading for a moment before it plays
+        XCTAssertEqual(lines, [
+            "Now playing: low — \"low\" · volume 80%",
+            "Now playing: high — \"high\" · volume 80%",
+            "Now playing: high — \"high\" · volume 40%",
+            "Stopped. · volume 40%",
+            "Now playing: low — \"low\" · volume 40%",
+        ])
+    }
+
+    /// The audio device is missing, then a station that cannot play (error).
+    func testALostDeviceAndAStationInErrorAreShownAsSuch() throws {
+        let service = try ServiceTests.Service()
+        try FileManager.default.createDirectory(atPath: service.folder + "/empty", withIntermediateDirectories: true)
+        service.extraSections = """
+            [station empty]
+            type = local
+            path = \(service.folder)/empty
+            """
+        try service.writeConfig(volume: 80)
+        let ini = try String(contentsOfFile: service.config, encoding: .utf8)
+        try ini.replacingOccurrences(of: "device = playola_test", with: "device = playola_missing")
+            .write(toFile: service.config, atomically: true, encoding: .utf8)
+        try service.start()
+        defer { service.stopProcess() }
+        // The service says `paused` (device lost) once a spin has started without the device, and stays in
+        // `loading` when the device was missing before the first spin was ready (both are seen here).
+        try waitUntil("the missing device is noticed", timeout: 10) { (try? service.status()["deviceAvailable"] as? Bool) == false }
+        let lost = fields(try run(service, "status").out)
+        let json = try service.status()
+        XCTAssertEqual(lost["State"], json["state"] as? String == "paused" ? "paused (device lost)" : "waiting for the audio device", "\(json)")
+        XCTAssertEqual(lost["Device"], "playola_missing (not available)")
+
+        let play = try run(service, "play", "empty")
+        XCTAssertEqual(play.status, 1, "the station cannot play")
+        XCTAssertEqual(play.out, "")
+        XCTAssertEqual(play.error, "playola: empty: error: station empty (no playable audio in \(service.folder)/empty) has no spins scheduled\n")
+        let failed = try run(service, "status")
+        XCTAssertEqual(failed.status, 0, "status itself succeeded")
+        let shown = fields(failed.out)
+        XCTAssertEqual(shown["State"], "error (station empty (no playable audio in \(service.folder)/empty) has no spins scheduled)")
+        XCTAssertEqual(shown["Station"], "empty (scheduled spins)")
+        XCTAssertNil(shown["Last error"], "said once, in State")
+    }
+}
+
+/// The lines for the states a test service cannot be brought into at will, from the service's JSON.
+final class StatusTextTests: XCTestCase {
+    func report(_ json: String) throws -> StatusReport {
+        try JSONDecoder().decode(StatusReport.self, from: Data(json.utf8))
+    }
+
+    static let common = #""ok":true,"device":"hw:0","deviceAvailable":false,"volume":70,"uptime":3725,"config":{"file":"/boot/firmware/playola.ini","lastGood":"/var/lib/playola/last-good.ini","usingLastGood":true,"error":"/boot/firmware/playola.ini:5: error: rate must be 48000 or 44100, not '12345'"},"cache":{"bytes":1572864,"budget":536870912,"files":3}"#
+
+    func testPausedForALostDeviceWithTheConfigOnItsLastGoodCopy() throws {
+        let paused = try report(#"{"# + Self.common + #","state":"paused","reason":"deviceLost","station":"porch","spin":{"title":"Song","artist":"Artist","airtime":"2026-11-30T20:00:00.000Z","position":83.4,"length":225},"next":{"title":"Other","artist":"Band","airtime":"2026-11-30T20:03:45.000Z","position":-141.6,"length":200}}"#)
+        XCTAssertEqual(StatusText.lines(paused), [
+            "State:   paused (device lost)",
+            "Station: porch (scheduled spins)",
+            "Spin:    Artist – Song  1:23 / 3:45",
+            "Next:    Band – Other in 2:21",
+            "Device:  hw:0 (not available)",
+            "Volume:  70%",
+            "Cache:   1.5 MiB of 512.0 MiB (3 files)",
+            "Config:  /boot/firmware/playola.ini has errors; running on the last good copy /var/lib/playola/last-good.ini",
+            "         /boot/firmware/playola.ini:5: error: rate must be 48000 or 44100, not '12345'",
+            "Uptime:  1:02:05",
+        ])
+        XCTAssertEqual(StatusText.outcome(of: "resume", paused), "Paused: porch (device lost)")
+    }
+}
