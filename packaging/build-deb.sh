@@ -70,8 +70,9 @@ fi
 [ -n "$depends" ] || { echo "build-deb: could not work out the package's dependencies" >&2; exit 1; }
 # postinst creates the system user with adduser; the Playola API and most streams are HTTPS, which libcurl
 # verifies against ca-certificates (libcurl only Recommends it, and an image installs no Recommends).
-# The maintainer scripts enable and restart the unit through deb-systemd-helper and deb-systemd-invoke.
-depends="adduser, ca-certificates, init-system-helpers, $depends"
+# The maintainer scripts enable and restart the unit through deb-systemd-helper and deb-systemd-invoke
+# (Essential in bookworm, so versioned as debhelper versions it).
+depends="adduser, ca-certificates, init-system-helpers (>= 1.54~), $depends"
 
 # Debian policy 12.5 and 12.7: the copyright file (machine-readable) and the changelog (changelog.gz: the
 # version has no Debian revision, so this is a native package, and lintian wants that name), whose newest entry
