@@ -9,16 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1${2:+: $2}"; }
-same() { if [[ "$2" == "$3" ]]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi; }
-finish() {
-    echo "$passed passed, $failed failed"
-    ((failed == 0))
-    exit
-}
+. Tests/packaging/checks.sh
 
 [[ $(id -u) -eq 0 ]] || { echo "test-arm64: needs root (mmdebstrap --mode=root, chroot)" >&2; exit 1; }
 version=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/PlayolaEngine/Version.swift)

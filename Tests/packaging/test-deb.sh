@@ -6,25 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1${2:+: $2}"; }
-# check DESCRIPTION COMMAND...: passes when COMMAND succeeds.
-check() {
-    local description=$1
-    shift
-    if "$@"; then pass "$description"; else fail "$description"; fi
-}
-# same DESCRIPTION ACTUAL EXPECTED
-same() {
-    if [[ "$2" == "$3" ]]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi
-}
-finish() {
-    echo "$passed passed, $failed failed"
-    ((failed == 0))
-    exit
-}
+. Tests/packaging/checks.sh
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/playola-test-deb.XXXXXX")
 [[ -n "${KEEP:-}" ]] && echo "work dir: $work" || trap 'rm -rf "$work"' EXIT

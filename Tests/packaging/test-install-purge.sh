@@ -6,12 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1${2:+: $2}"; }
-check() { local description=$1; shift; if "$@"; then pass "$description"; else fail "$description"; fi; }
-finish() { echo "$passed passed, $failed failed"; ((failed == 0)); exit; }
+. Tests/packaging/checks.sh
 quiet() { "$@" >/dev/null 2>&1; }
 
 [[ $(id -u) -eq 0 ]] || { echo "test-install-purge: needs root (mmdebstrap --mode=root, chroot)" >&2; exit 1; }
