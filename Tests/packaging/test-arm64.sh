@@ -4,6 +4,8 @@
 # `playola version`, `playola check-config` of the shipped INI, and a render of the demo schedule (AAC and
 # MP3, fades, an overlap) compared sample by sample with the amd64 package's render of the same schedule.
 # Usage (as root, after `make deb ARCH=arm64` and `make deb DIST=trixie`): Tests/packaging/test-arm64.sh
+#        Tests/packaging/test-arm64.sh --root-only   makes (or finds cached) the clean root and stops: it needs no
+#        package, so .ci/run makes it while the unit tests run.
 # KEEP=1 keeps the work directory.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -12,13 +14,21 @@ repo=$PWD
 . Tests/packaging/checks.sh
 
 [[ $(id -u) -eq 0 ]] || { echo "test-arm64: needs root (mmdebstrap --mode=root, chroot)" >&2; exit 1; }
+root_only=false
+case ${1:-} in
+    "") ;;
+    --root-only) root_only=true ;;
+    *) echo "test-arm64: the one option is --root-only, not $1" >&2; exit 2 ;;
+esac
 version=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/PlayolaEngine/Version.swift)
 deb=build/playola_${version}_arm64.deb
 amd64_deb=build/playola_${version}_amd64.deb
 build_root=build/trixie/root # packaging/build-trixie's: trixie amd64, where the amd64 package's binary runs
-for file in "$deb" "$amd64_deb" "$build_root/etc/debian_version"; do
-    [[ -e $file ]] || { echo "test-arm64: no $file: make deb ARCH=arm64 && make deb DIST=trixie first" >&2; exit 1; }
-done
+if ! $root_only; then
+    for file in "$deb" "$amd64_deb" "$build_root/etc/debian_version"; do
+        [[ -e $file ]] || { echo "test-arm64: no $file: make deb ARCH=arm64 && make deb DIST=trixie first" >&2; exit 1; }
+    done
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/playola-test-arm64.XXXXXX")
 [[ -n "${KEEP:-}" ]] && echo "work dir: $work" || trap 'rm -rf "$work"' EXIT
@@ -61,7 +71,10 @@ if [[ "$(cat "$base.key" 2>/dev/null)" != "$key" ]]; then
         fail "a clean trixie arm64 root made" "$(tail -n 20 "$work/mmdebstrap.log")"
         finish
     fi
+else
+    echo "     the clean trixie arm64 root is cached ($base)"
 fi
+$root_only && finish
 root=$work/root
 mkdir -p "$root"
 tar -x -C "$root" -f "$base"
