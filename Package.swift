@@ -46,7 +46,7 @@ let package = Package(
         engineLayer("PlayolaMixer", ["Mixer"], ["PlayolaModel", "PlayolaDecoding"]),
         engineLayer("PlayolaCache", ["Cache"], ["PlayolaSupport", "PlayolaDecoding"]),
         engineLayer("PlayolaNetwork", ["Network"], ["PlayolaSupport", "PlayolaModel", "PlayolaDecoding", "PlayolaCache", "CCurl"]),
-        engineLayer("PlayolaStreaming", ["Streaming"], ["PlayolaSupport", "PlayolaDecoding", "PlayolaNetwork"]),
+        engineLayer("PlayolaStreaming", ["Streaming"], ["PlayolaDecoding", "PlayolaNetwork"]),
         engineLayer("PlayolaSchedule", ["Schedule"], ["PlayolaModel", "PlayolaDecoding", "PlayolaNetwork"]),
         engineLayer("PlayolaLive", ["Live", "Render"], ["PlayolaSupport", "PlayolaModel", "PlayolaDecoding", "PlayolaMixer", "PlayolaOutput"]),
         // The top layer (the station player) is the module the appliance imports; it re-exports the layers below.
@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"),
         .executableTarget(name: "playola-fuzz", dependencies: ["PlayolaFuzzTargets", "CFuzzerDriver"], path: "Fuzz/Driver"),
         .testTarget(name: "PlayolaEngineTests", dependencies: ["PlayolaEngine", "PlayolaFuzzTargets"]),
-        .testTarget(name: "PlayolaApplianceTests", dependencies: ["PlayolaAppliance", "PlayolaEngine"]),
+        .testTarget(name: "PlayolaApplianceTests", dependencies: ["PlayolaAppliance", "PlayolaEngine", "CGPIO"]),
     ],
     swiftLanguageModes: [.v6]
 )

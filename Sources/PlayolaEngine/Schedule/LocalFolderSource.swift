@@ -2,7 +2,6 @@ import FoundationEssentials
 import Glibc
 import PlayolaDecoding
 import PlayolaModel
-import PlayolaSupport
 import Synchronization
 
 /// A folder of audio files played as an endless wall-clock schedule: the files in name order, looping,
