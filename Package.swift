@@ -6,6 +6,20 @@ func systemLibrary(_ name: String, pkgConfig: String?, apt: String) -> Target {
     .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
 }
 
+/// What Sources/PlayolaEngine holds; each entry belongs to one layer.
+let engineFolders = [
+    "Support", "Model", "Clock", "Decoding", "Output", "Mixer", "Cache", "Network", "Streaming", "Schedule",
+    "Live", "Render", "Player", "PlayolaEngine.swift",
+]
+
+/// A layer of the engine: a module made of folders of Sources/PlayolaEngine, which keep their place.
+func engineLayer(_ name: String, _ folders: [String], _ dependencies: [Target.Dependency]) -> Target {
+    .target(
+        name: name, dependencies: dependencies, path: "Sources/PlayolaEngine",
+        exclude: engineFolders.filter { !folders.contains($0) }, sources: folders
+    )
+}
+
 let package = Package(
     name: "PlayolaAppliance",
     platforms: [.macOS(.v15)],
@@ -23,10 +37,23 @@ let package = Package(
         .target(name: "CGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         .target(name: "CALSAQuiet", linkerSettings: [.linkedLibrary("asound")]),
-        .target(
-            name: "PlayolaEngine",
-            dependencies: ["CALSA", "CALSAQuiet", "CMPG123", "CFAAD", "CSoxr", "CSndFile", "CCurl"]
-        ),
+        // The engine's layers, one module each, in their folders under Sources/PlayolaEngine; each may import only
+        // the layers below it (ARCHITECTURE.md draws them; script/check-layers holds every import to this list).
+        engineLayer("PlayolaSupport", ["Support"], []),
+        engineLayer("PlayolaModel", ["Model", "Clock"], ["PlayolaSupport"]),
+        engineLayer("PlayolaDecoding", ["Decoding"], ["PlayolaSupport", "CMPG123", "CFAAD", "CSoxr", "CSndFile"]),
+        engineLayer("PlayolaOutput", ["Output"], ["PlayolaSupport", "CALSA", "CALSAQuiet"]),
+        engineLayer("PlayolaMixer", ["Mixer"], ["PlayolaModel", "PlayolaDecoding"]),
+        engineLayer("PlayolaCache", ["Cache"], ["PlayolaSupport", "PlayolaDecoding"]),
+        engineLayer("PlayolaNetwork", ["Network"], ["PlayolaSupport", "PlayolaModel", "PlayolaDecoding", "PlayolaCache", "CCurl"]),
+        engineLayer("PlayolaStreaming", ["Streaming"], ["PlayolaDecoding", "PlayolaNetwork"]),
+        engineLayer("PlayolaSchedule", ["Schedule"], ["PlayolaModel", "PlayolaDecoding", "PlayolaNetwork"]),
+        engineLayer("PlayolaLive", ["Live", "Render"], ["PlayolaSupport", "PlayolaModel", "PlayolaDecoding", "PlayolaMixer", "PlayolaOutput"]),
+        // The top layer (the station player) is the module the appliance imports; it re-exports the layers below.
+        engineLayer("PlayolaEngine", ["Player", "PlayolaEngine.swift"], [
+            "PlayolaSupport", "PlayolaModel", "PlayolaDecoding", "PlayolaOutput", "PlayolaMixer", "PlayolaCache",
+            "PlayolaNetwork", "PlayolaStreaming", "PlayolaSchedule", "PlayolaLive",
+        ]),
         .executableTarget(
             name: "PlayolaAppliance",
             dependencies: ["PlayolaEngine", "CGPIO", "CINIH"]
@@ -36,7 +63,7 @@ let package = Package(
         .target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"),
         .executableTarget(name: "playola-fuzz", dependencies: ["PlayolaFuzzTargets", "CFuzzerDriver"], path: "Fuzz/Driver"),
         .testTarget(name: "PlayolaEngineTests", dependencies: ["PlayolaEngine", "PlayolaFuzzTargets"]),
-        .testTarget(name: "PlayolaApplianceTests", dependencies: ["PlayolaAppliance", "PlayolaEngine"]),
+        .testTarget(name: "PlayolaApplianceTests", dependencies: ["PlayolaAppliance", "PlayolaEngine", "CGPIO"]),
     ],
     swiftLanguageModes: [.v6]
 )

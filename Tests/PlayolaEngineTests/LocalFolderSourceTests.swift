@@ -38,4 +38,24 @@ final class LocalFolderSourceTests: XCTestCase {
             XCTAssertEqual("\(error)", "station home (no playable audio in \(folder)) has no spins scheduled")
         }
     }
+
+    func testAFolderThatCannotBeReadIsReportedAsSuchNotAsAnEmptySchedule() async throws {
+        let folder = Fixtures.temporaryDirectory("gone") + "/missing"
+        do {
+            _ = try await LocalFolderSource(stationID: "home", path: folder).fetchSchedule(retrying: false)
+            XCTFail("a missing folder played")
+        } catch .unreadableFolder(let station, let path, let reason) {
+            XCTAssertEqual(station, "home")
+            XCTAssertEqual(path, folder)
+            XCTAssertEqual(reason, "No such file or directory")
+        } catch {
+            XCTFail("a missing folder was reported as \(error)")
+        }
+        do {
+            _ = try await LocalFolderSource(stationID: "home", path: folder).fetchSchedule(retrying: false)
+            XCTFail("a missing folder played")
+        } catch {
+            XCTAssertEqual("\(error)", "station home: cannot read its folder \(folder): No such file or directory")
+        }
+    }
 }

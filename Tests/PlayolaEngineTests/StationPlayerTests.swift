@@ -151,7 +151,7 @@ final class StationPlayerTests: XCTestCase {
 
     /// "must be shown" 5: `play(at: now − 1 h)` plays what the schedule had an hour ago.
     func testTimeShiftedPlaybackPlaysTheScheduleAsItAiredAnHourAgo() async throws {
-        let stack = try await stack(station: "shift", spins: [("hour-ago", 700, -3600 - 5, 30), ("now", 1000, -5, 30)])
+        let stack = try await stack(station: "shift", spins: [("hour-ago", 700, -3600.0 - 5, 30), ("now", 1000, -5, 30)])
         await stack.player.play(stationID: "shift", at: Date().addingTimeInterval(-3600))
         try await Task.sleep(for: .seconds(1.5))
         let state = await stack.player.state

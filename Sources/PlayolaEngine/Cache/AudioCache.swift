@@ -1,4 +1,5 @@
 import Glibc
+import PlayolaSupport
 import Synchronization
 
 /// Space set aside for one download in progress.

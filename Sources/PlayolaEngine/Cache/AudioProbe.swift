@@ -1,4 +1,6 @@
 import Glibc
+import PlayolaDecoding
+import PlayolaSupport
 import Synchronization
 
 /// Checks that a file plays before it may enter (or stay in) the cache: the decoder opens it and decodes

@@ -1,6 +1,6 @@
 /// What a playable file can claim. Every number a file states about itself is checked against these before it
 /// sizes an allocation or enters arithmetic: a hostile file gets a named error, not gigabytes or a trap.
-enum DecodeLimits {
+package enum DecodeLimits {
     /// Rates a radio plays (8 kHz speech to 384 kHz masters). Below, the resampler's ratio (and its memory)
     /// explodes: a WAV that claims 1 Hz would be stretched 48 000 times.
     static let sampleRates = 4000...384_000
@@ -15,7 +15,7 @@ enum DecodeLimits {
     /// Output frames of one AAC access unit: 1024 for LC, 2048 for HE-AAC, 480–960 for the low-delay kinds.
     static let unitFrames: ClosedRange<Int64> = 120...8192
 
-    static func checkFormat(rate: Int, channels: Int, path: String) throws(AudioDecoderError) {
+    package static func checkFormat(rate: Int, channels: Int, path: String) throws(AudioDecoderError) {
         guard sampleRates.contains(rate) else {
             throw .malformed(path: path, field: "sample rate", problem: "\(rate) Hz is outside \(sampleRates.lowerBound)–\(sampleRates.upperBound) Hz")
         }

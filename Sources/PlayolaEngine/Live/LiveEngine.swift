@@ -1,6 +1,11 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
+import PlayolaDecoding
+import PlayolaMixer
+import PlayolaModel
+import PlayolaOutput
+import PlayolaSupport
 import Synchronization
 
 /// Plays a changing program of spins on a real-time sink, on two threads:
@@ -60,12 +65,12 @@ public final class LiveEngine: Sendable {
         var clock: ProgramClock?
         var started: Set<String> = []
         var placedForDevice = 0
-        var stream: StreamConnection?
+        var stream: (any LiveSource)?
     }
 
     /// The decode thread's hold on the stream: its decoder and the voice filling its jitter buffer, then sounding.
     private struct StreamVoice {
-        var connection: StreamConnection?
+        var connection: (any LiveSource)?
         var decoder: (any StreamDecoder)?
         var filling: Voice?
         var sounding: Voice?
@@ -128,7 +133,7 @@ public final class LiveEngine: Sendable {
 
     /// Plays `connection`'s audio once its jitter buffer is full, in place of the stream before (which fades
     /// out); nil ends the stream.
-    public func setStream(_ connection: StreamConnection?) {
+    package func setStream(_ connection: (any LiveSource)?) {
         shared.withLock { $0.stream = connection }
         noteWhetherEmpty()
         decodeWake.signal()
@@ -355,8 +360,8 @@ public final class LiveEngine: Sendable {
             if stream.filling == nil {
                 stream.filling = try Voice(
                     spin: Self.streamSpin(connection), file: connection.url, decoder: decoder, mixRate: mixRate,
-                    startFrame: 0, joinFrame: 0, ringSeconds: connection.station.maxBufferSeconds,
-                    rebufferSeconds: connection.station.prebufferSeconds)
+                    startFrame: 0, joinFrame: 0, ringSeconds: connection.maxBufferSeconds,
+                    rebufferSeconds: connection.prebufferSeconds)
             }
             let voice = stream.filling!
             voice.fill(upTo: .max)
@@ -366,7 +371,7 @@ public final class LiveEngine: Sendable {
             guard slots.add(voice) else { return fail(&stream, "too many voices") }
             stream.sounding = voice
             stream.filling = nil
-            connection.isSounding.store(true, ordering: .releasing)
+            connection.markSounding()
         } catch {
             fail(&stream, "\(error)")
         }
@@ -379,9 +384,9 @@ public final class LiveEngine: Sendable {
     }
 
     /// The voice's spin: a stream has no airtime or fades, only a name (the player publishes the titles).
-    private static func streamSpin(_ connection: StreamConnection) -> Spin {
-        Spin(id: "stream:" + connection.url, stationID: connection.station.name, airtime: Date(), startingVolume: 1, fades: [],
-             audioBlock: AudioBlock(id: connection.url, title: connection.station.name, artist: "", durationMS: 0,
+    private static func streamSpin(_ connection: any LiveSource) -> Spin {
+        Spin(id: "stream:" + connection.url, stationID: connection.name, airtime: Date(), startingVolume: 1, fades: [],
+             audioBlock: AudioBlock(id: connection.url, title: connection.name, artist: "", durationMS: 0,
                                     endOfMessageMS: 0, downloadURL: nil))
     }
 

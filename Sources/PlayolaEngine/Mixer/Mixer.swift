@@ -1,3 +1,4 @@
+
 /// Sums the voices of one block, each under its gain envelope, and limits the sum to [-1, 1].
 ///
 /// Real-time safe: it reads rings and preallocated memory only — no decoding, allocation, locks or logs.

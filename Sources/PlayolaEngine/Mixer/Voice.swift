@@ -1,3 +1,5 @@
+import PlayolaDecoding
+import PlayolaModel
 import Synchronization
 
 /// One spin on its way to the mix: its decoder (and resampler), positioned at the join point, filling
@@ -17,7 +19,7 @@ public final class Voice {
     public let mixRate: Int
     /// The mix frame at which voice frame 0 is heard. Set by the decode side before the voice is published
     /// (a live voice is placed only once its jitter buffer is full), never after.
-    public internal(set) var startFrame: Int64
+    public package(set) var startFrame: Int64
     /// The first voice frame this voice plays (0 unless it joined mid-file).
     public let joinFrame: Int64
     public let ring: SampleRing

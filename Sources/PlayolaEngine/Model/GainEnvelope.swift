@@ -53,7 +53,7 @@ public struct GainEnvelope: Sendable, Equatable {
     }
 
     /// The index of the segment `[points[i], points[i+1])` that contains `ms` (or the last point).
-    func segmentIndex(atMS ms: Double) -> Int {
+    package func segmentIndex(atMS ms: Double) -> Int {
         var index = 0
         while index + 1 < points.count, points[index + 1].ms <= ms { index += 1 }
         return index

@@ -1,5 +1,7 @@
 import FoundationEssentials
 import Glibc
+import PlayolaCache
+import PlayolaSupport
 
 /// Brings spins' audio files into the cache: one download per URL however many ask, progress, retries
 /// with capped exponential backoff that resume the partial file with a Range request, and validation
@@ -10,7 +12,7 @@ import Glibc
 /// survive is dropped at the next start, so no file can crash the service at every start.
 public actor AudioDownloader {
     public let http: HTTPClient
-    public let cache: AudioCache
+    public nonisolated let cache: AudioCache
     public let attempts: Int
     public let backoff: (first: Double, cap: Double)
     /// A download that receives nothing for this long is dropped and retried (resuming).

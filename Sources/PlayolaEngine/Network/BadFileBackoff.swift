@@ -1,3 +1,4 @@
+
 /// URLs whose file failed validation, and until when they are not fetched again: a bad file on the CDN
 /// is downloaded once per backoff, not at every schedule refresh. Each new failure of the same URL doubles
 /// its wait (to `cap`). Bounded: past `capacity` URLs the one whose wait ends first is forgotten.

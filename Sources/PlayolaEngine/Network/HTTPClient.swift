@@ -1,6 +1,7 @@
 import CCurl
 import FoundationEssentials
 import Glibc
+import PlayolaSupport
 import Synchronization
 
 /// HTTP over libcurl's multi interface, on one network thread for all transfers: schedule fetches,

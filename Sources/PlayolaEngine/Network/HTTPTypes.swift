@@ -1,4 +1,6 @@
 import FoundationEssentials
+import PlayolaModel
+import PlayolaSupport
 
 public struct HTTPRequest: Sendable {
     public enum Method: String, Sendable { case get = "GET", post = "POST", head = "HEAD" }

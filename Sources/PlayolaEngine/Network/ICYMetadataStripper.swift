@@ -1,3 +1,5 @@
+import PlayolaDecoding
+
 /// What an ICY (SHOUTcast/Icecast) stream announced about the song now on air.
 public struct ICYMetadata: Sendable, Equatable {
     public var title: String
@@ -205,33 +207,6 @@ enum ICYText {
     }
 }
 
-/// The audio codecs an internet radio stream arrives in.
-public enum StreamFormat: String, Sendable, Equatable {
-    case mp3, aac, ogg
-
-    /// From a `Content-Type` value (parameters and case ignored); nil for anything that is not one of these.
-    public init?(contentType: String) {
-        switch ICYText.mediaType(contentType) {
-        case "audio/mpeg", "audio/mp3": self = .mp3
-        case "audio/aac", "audio/aacp", "audio/x-aac": self = .aac
-        case "application/ogg", "audio/ogg": self = .ogg
-        default: return nil
-        }
-    }
-
-    /// From the stream's first bytes, for servers that send no content type or a wrong one.
-    public static func sniff(_ first: [UInt8]) -> StreamFormat? {
-        if first.starts(with: Array("OggS".utf8)) { return .ogg }
-        if first.starts(with: Array("ID3".utf8)) { return .mp3 }
-        // Both are frame syncs of set bits; the layer field (bits 1-2 of byte 1) is 00 only in ADTS, whose
-        // sync is a bit longer (12 bits against MPEG's 11).
-        guard first.count >= 2, first[0] == 0xFF, first[1] & 0xE0 == 0xE0 else { return nil }
-        let layer = (first[1] >> 1) & 0x3
-        if layer != 0 { return .mp3 }
-        return first[1] & 0xF0 == 0xF0 ? .aac : nil
-    }
-}
-
 /// What an ICY server says about its stream in the response headers.
 public struct ICYHeaders: Sendable, Equatable {
     /// Audio bytes between metadata blocks; nil when the server interleaves none.
@@ -258,13 +233,7 @@ public struct ICYHeaders: Sendable, Equatable {
         genre = value("icy-genre")
         // Some servers list one rate per quality ("128,128"); the first is the stream's.
         bitrate = value("icy-br").flatMap { Int($0.prefix { $0.isNumber }) }
-        contentType = value("content-type").map(ICYText.mediaType)
+        contentType = value("content-type").map(StreamFormat.mediaType)
         format = contentType.flatMap(StreamFormat.init(contentType:))
-    }
-}
-
-extension ICYText {
-    static func mediaType(_ contentType: String) -> String {
-        trimmed(contentType.prefix { $0 != ";" }).lowercased()
     }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PlayolaSupport
 
 /// Reports listening to the Playola API, driven by the playback state (reference §3.3):
 /// `playing` starts a session for the station and a heartbeat every 10 s measured from the start of each

@@ -1,3 +1,5 @@
+import PlayolaDecoding
+
 public enum StreamPlaylistError: Error, Equatable, CustomStringConvertible {
     /// An HLS media or master playlist: segments, not a stream URL, and not something we play.
     case hls(String)
@@ -46,7 +48,7 @@ public enum StreamPlaylist {
         if start.hasPrefix("[playlist]") { return .pls }
         if start.hasPrefix("#extm3u") { return .m3u }
         if let contentType {
-            switch ICYText.mediaType(contentType) {
+            switch StreamFormat.mediaType(contentType) {
             case "audio/x-scpls", "application/pls+xml": return .pls
             case "audio/mpegurl", "audio/x-mpegurl", "application/vnd.apple.mpegurl": return .m3u
             default: if StreamFormat(contentType: contentType) != nil { return nil }

@@ -1,6 +1,7 @@
 import CCurl
 import FoundationEssentials
 import Glibc
+import PlayolaSupport
 import Synchronization
 
 /// One HTTP transfer: its libcurl easy handle, what it has received, and who waits for it.

@@ -1,6 +1,7 @@
 import CALSA
 import CALSAQuiet
 import Glibc
+import PlayolaSupport
 
 /// Plays the mix on an ALSA PCM. Opens in blocking mode, negotiates the sample format (in order of
 /// preference), the rate (the one asked for, else the other of 48/44.1 kHz — never ALSA's resampler) and

@@ -1,4 +1,5 @@
 import Glibc
+import PlayolaSupport
 
 /// Makes a sink that takes audio as fast as it comes (a WAV file) behave like a device: writes block
 /// to keep real time, with `buffer` seconds in hand. For the demo without a sound card, and tests.

@@ -1,3 +1,4 @@
+
 /// The integer or float PCM a sink writes; the mix is converted once, at the sink, without dither.
 public enum SampleFormat: String, Sendable, CaseIterable {
     case s16, s24, s32, float32

@@ -1,3 +1,5 @@
+import PlayolaModel
+
 /// What the station player is doing, as the appliance shows it (LEDs, status, listening sessions).
 public enum PlayerState: Sendable, Equatable {
     case idle

@@ -1,4 +1,8 @@
 import FoundationEssentials
+import PlayolaModel
+import PlayolaNetwork
+import PlayolaStreaming
+import PlayolaSupport
 
 /// Internet radio: connect, play once the jitter buffer is full, and when the connection ends — the server
 /// closed it, it stalled, the network failed, the bytes were not audio — drop it with its buffer and make a

@@ -1,4 +1,10 @@
 import FoundationEssentials
+import PlayolaLive
+import PlayolaModel
+import PlayolaNetwork
+import PlayolaSchedule
+import PlayolaStreaming
+import PlayolaSupport
 
 /// Plays a Playola station live: fetches its schedule (retrying, refreshing every 20 s and at each spin
 /// start), downloads the next 10 minutes into the cache (pinned), and keeps the live engine's program in
@@ -226,14 +232,13 @@ public actor StationPlayer {
             } catch {
                 guard self.generation == generation else { return }
                 failures += 1
-                switch error {
-                case .network(.dns), .network(.connect), .network(.timeout):
+                if error.isNetworkUnreachable {
                     // No way to the API yet (a board just booted: no link, no address, no name server). Still
                     // loading, and asked again every 5 s, so the station plays as soon as the network is up.
                     if failures == 1 { notice("waiting for the network: \(error)") }
                     publish(.loading(0))
                     try? await Task.sleep(for: .seconds(5))
-                default:
+                } else {
                     publish(.error("\(error)"))
                     try? await Task.sleep(for: .seconds(min(60, 5 * Double(1 << min(failures - 1, 4)))))
                 }

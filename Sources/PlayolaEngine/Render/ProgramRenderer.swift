@@ -1,4 +1,8 @@
 import FoundationEssentials
+import PlayolaDecoding
+import PlayolaMixer
+import PlayolaModel
+import PlayolaOutput
 
 /// Renders a schedule as one program stream in virtual time: the clock is the count of frames written,
 /// so minutes render in seconds, and the clock waits for decoding instead of playing silence, so a

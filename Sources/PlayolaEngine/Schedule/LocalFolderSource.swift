@@ -1,5 +1,7 @@
 import FoundationEssentials
 import Glibc
+import PlayolaDecoding
+import PlayolaModel
 import Synchronization
 
 /// A folder of audio files played as an endless wall-clock schedule: the files in name order, looping,
@@ -39,10 +41,10 @@ public struct LocalFolderSource: ScheduleSource {
         self.clock = clock
     }
 
-    public func fetchSchedule(retrying: Bool) async throws(PlayolaAPIError) -> ScheduleFetch {
+    public func fetchSchedule(retrying: Bool) async throws(ScheduleSourceError) -> ScheduleFetch {
         let tracks = try Self.cachedTracks(in: path, stationID: stationID)
         let cycle = tracks.reduce(0) { $0 + $1.seconds - crossfade }
-        guard cycle > 0 else { throw .emptySchedule(stationID) }
+        guard cycle > 0 else { throw .nothingToPlay(stationID: stationID, path: path) }
         // The spins of the loop from the cycle before now to an hour ahead.
         let now = clock.now()
         var start = Self.epoch.addingTimeInterval((now.timeIntervalSince(Self.epoch) / cycle).rounded(.down) * cycle - cycle)
@@ -75,7 +77,7 @@ public struct LocalFolderSource: ScheduleSource {
     /// folder would otherwise have every file opened three times a minute.
     private static let probed = Mutex<[String: (modified: Int, tracks: [Track])]>([:])
 
-    static func cachedTracks(in path: String, stationID: String) throws(PlayolaAPIError) -> [Track] {
+    static func cachedTracks(in path: String, stationID: String) throws(ScheduleSourceError) -> [Track] {
         var info = stat()
         let modified = stat(path, &info) == 0 ? Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec) : -1
         if let known = probed.withLock({ $0[path] }), known.modified == modified, modified >= 0 { return known.tracks }
@@ -85,8 +87,10 @@ public struct LocalFolderSource: ScheduleSource {
     }
 
     /// The playable files of the folder in name order, with their lengths; unplayable ones are skipped.
-    static func tracks(in path: String, stationID: String) throws(PlayolaAPIError) -> [Track] {
-        guard let directory = opendir(path) else { throw .emptySchedule("\(stationID) (\(path): \(String(cString: strerror(errno))))") }
+    static func tracks(in path: String, stationID: String) throws(ScheduleSourceError) -> [Track] {
+        guard let directory = opendir(path) else {
+            throw .unreadableFolder(stationID: stationID, path: path, reason: String(cString: strerror(errno)))
+        }
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
@@ -102,7 +106,7 @@ public struct LocalFolderSource: ScheduleSource {
             let title = name.split(separator: ".").dropLast().joined(separator: ".")
             tracks.append(Track(file: name, title: title, seconds: seconds))
         }
-        guard !tracks.isEmpty else { throw .emptySchedule("\(stationID) (no playable audio in \(path))") }
+        guard !tracks.isEmpty else { throw .nothingToPlay(stationID: stationID, path: path) }
         return tracks
     }
 }

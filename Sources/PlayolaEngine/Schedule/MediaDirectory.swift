@@ -1,3 +1,4 @@
+
 /// Finds a spin's audio file in a folder by its download URL's last path component, percent-decoded
 /// (`…/01%20Sittin%20On%20a%20Porch.m4a` → `DIR/01 Sittin On a Porch.m4a`).
 public struct MediaDirectory: Sendable {

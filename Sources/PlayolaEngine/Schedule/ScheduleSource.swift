@@ -1,4 +1,6 @@
 import FoundationEssentials
+import PlayolaModel
+import PlayolaNetwork
 
 /// Where a station's schedule comes from: the Playola API, or a local folder played as a schedule.
 /// Both go through the same player, cache-aware downloader, voices and mixer.
@@ -14,7 +16,7 @@ public protocol ScheduleSource: Sendable {
     /// to download (the downloader fetches http and https only).
     func localFile(for url: String) -> String?
     /// The schedule now; `retrying` retries transient failures (the first fetch of a play does).
-    func fetchSchedule(retrying: Bool) async throws(PlayolaAPIError) -> ScheduleFetch
+    func fetchSchedule(retrying: Bool) async throws(ScheduleSourceError) -> ScheduleFetch
 }
 
 extension ScheduleSource {
@@ -34,7 +36,11 @@ public struct PlayolaStationSource: ScheduleSource {
         self.stationID = stationID
     }
 
-    public func fetchSchedule(retrying: Bool) async throws(PlayolaAPIError) -> ScheduleFetch {
-        retrying ? try await api.fetchScheduleRetrying(stationID: stationID) : try await api.fetchSchedule(stationID: stationID)
+    public func fetchSchedule(retrying: Bool) async throws(ScheduleSourceError) -> ScheduleFetch {
+        do {
+            return retrying ? try await api.fetchScheduleRetrying(stationID: stationID) : try await api.fetchSchedule(stationID: stationID)
+        } catch {
+            throw .api(error)
+        }
     }
 }

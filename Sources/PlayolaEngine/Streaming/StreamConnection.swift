@@ -1,4 +1,6 @@
 import FoundationEssentials
+import PlayolaDecoding
+import PlayolaNetwork
 import Synchronization
 
 /// One HTTP connection to an internet radio stream. On the network thread it takes the ICY headers, strips

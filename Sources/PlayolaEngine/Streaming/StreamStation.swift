@@ -1,3 +1,5 @@
+import PlayolaDecoding
+
 /// An internet radio station: where it is and how patiently to listen to it.
 public struct StreamStation: Sendable, Equatable {
     /// The name used in logs and status.
@@ -43,4 +45,8 @@ public struct StreamInfo: Sendable, Equatable {
     public var song: String?
     /// Why the last connection ended, while the next one is awaited (nil once it plays).
     public var problem: String?
+
+    package init(url: String) {
+        self.url = url
+    }
 }

@@ -1,3 +1,4 @@
+
 /// Where the real audio of an AAC track lies: the priming to drop and the frames that follow it, from the edit
 /// list, else iTunes' `iTunSMPB`, else the customary priming. What a file says is clamped to the track.
 enum MP4Gapless {

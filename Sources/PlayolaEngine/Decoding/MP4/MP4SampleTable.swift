@@ -1,3 +1,4 @@
+
 /// The access units of an MP4 track from its sample table: durations (`stts`), sizes (`stsz`), chunk offsets
 /// (`stco`/`co64`) and how samples fill chunks (`stsc`).
 ///

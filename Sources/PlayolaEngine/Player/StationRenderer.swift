@@ -1,4 +1,8 @@
 import FoundationEssentials
+import PlayolaLive
+import PlayolaModel
+import PlayolaNetwork
+import PlayolaOutput
 import Synchronization
 
 /// Renders a live Playola station in virtual time: the schedule comes from the API, the files through

@@ -1,3 +1,4 @@
+import PlayolaSupport
 import Synchronization
 
 /// The compressed bytes of one stream connection on their way from the network thread to the decode

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PlayolaModel
 
 /// A line of "what played when".
 public struct PlayEvent: Sendable, Equatable, CustomStringConvertible {
