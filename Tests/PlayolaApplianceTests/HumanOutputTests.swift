@@ -9,6 +9,8 @@ final class HumanOutputTests: XCTestCase {
     /// The top-level fields `status --json` has always had (optional ones are left out when empty).
     static let alwaysThere: Set<String> = ["ok", "state", "station", "device", "deviceAvailable", "volume", "uptime", "config", "cache"]
     static let known = alwaysThere.union(["lastError", "spin", "next", "reason", "progress", "stream"])
+        // Added for issue 17's device, network and error-time lines (documented in the README).
+        .union(["stationType", "deviceRate", "deviceFormat", "network", "lastErrorAt"])
 
     func run(_ service: ServiceTests.Service, _ words: String...) throws -> PlayolaRun {
         try PlayolaRun(words + service.configArguments, environment: service.fullEnvironment)
@@ -41,10 +43,11 @@ final class HumanOutputTests: XCTestCase {
         XCTAssertEqual(status.error, "")
         let shown = fields(status.out)
         XCTAssertEqual(shown["State"], "playing")
-        XCTAssertEqual(shown["Station"], "low (scheduled spins)")
+        XCTAssertEqual(shown["Station"], "low (local folder)")
         XCTAssertTrue(shown["Playing"]?.hasPrefix("low  ") ?? false, status.out)
         XCTAssertTrue(shown["Playing"]?.hasSuffix(" / 1:30") ?? false, "the 90 s tone's length: \(status.out)")
-        XCTAssertEqual(shown["Device"], "playola_test (open)")
+        XCTAssertEqual(shown["Device"], "playola_test (open, 48000 Hz, s32)", "the rate and format alsa-lib's plug device negotiated")
+        XCTAssertNil(shown["Network"], "a local folder has no server")
         XCTAssertEqual(shown["Volume"], "80%")
         XCTAssertTrue(shown["Cache"]?.hasSuffix("of 16.0 MiB (0 files)") ?? false, status.out)
         XCTAssertEqual(shown["Config"], service.config)
@@ -60,6 +63,9 @@ final class HumanOutputTests: XCTestCase {
         let spin = try XCTUnwrap(object["spin"] as? [String: Any])
         XCTAssertEqual(Set(spin.keys), ["title", "artist", "airtime", "position", "length"])
         XCTAssertEqual(spin["length"] as? Double, 90)
+        XCTAssertEqual(object["stationType"] as? String, "local")
+        XCTAssertEqual(object["deviceRate"] as? Int, 48000)
+        XCTAssertEqual(object["deviceFormat"] as? String, "s32")
 
         let next = try run(service, "next")
         XCTAssertEqual(next.status, 0, next.error)
@@ -143,13 +149,19 @@ final class HumanOutputTests: XCTestCase {
             .write(toFile: service.config, atomically: true, encoding: .utf8)
         try service.start()
         defer { service.stopProcess() }
-        // The service says `paused` (device lost) once a spin has started without the device, and stays in
-        // `loading` when the device was missing before the first spin was ready (both are seen here).
-        try waitUntil("the missing device is noticed", timeout: 10) { (try? service.status()["deviceAvailable"] as? Bool) == false }
+        // The device was missing from the start: the station that would play says so (it once stayed in
+        // `loading` for as long as the device was away).
+        try waitUntil("the missing device is noticed", timeout: 10) { (try? service.status()["state"] as? String) == "paused" }
         let lost = fields(try run(service, "status").out)
         let json = try service.status()
-        XCTAssertEqual(lost["State"], json["state"] as? String == "paused" ? "paused (device lost)" : "waiting for the audio device", "\(json)")
+        XCTAssertEqual(json["reason"] as? String, "noDevice", "\(json)")
+        XCTAssertEqual(json["deviceAvailable"] as? Bool, false)
+        XCTAssertNil(json["deviceRate"], "no device, no rate")
+        XCTAssertEqual(lost["State"], "paused (no audio device)")
         XCTAssertEqual(lost["Device"], "playola_missing (not available)")
+        XCTAssertTrue(lost["Spin"]?.hasPrefix("low  ") ?? false, "the spin that would sound: \(lost)")
+        usleep(1_500_000)
+        XCTAssertEqual(try service.status()["state"] as? String, "paused", "it stays paused, not back to loading")
 
         let play = try run(service, "play", "empty")
         XCTAssertEqual(play.status, 1, "the station cannot play")
@@ -159,7 +171,7 @@ final class HumanOutputTests: XCTestCase {
         XCTAssertEqual(failed.status, 0, "status itself succeeded")
         let shown = fields(failed.out)
         XCTAssertEqual(shown["State"], "error (station empty (no playable audio in \(service.folder)/empty) has no spins scheduled)")
-        XCTAssertEqual(shown["Station"], "empty (scheduled spins)")
+        XCTAssertEqual(shown["Station"], "empty (local folder)")
         XCTAssertNil(shown["Last error"], "said once, in State")
     }
 }

@@ -100,6 +100,15 @@ enum StationKind: Sendable, Equatable {
     /// `headers`: whole `Name: value` lines, sent with every request.
     case stream(url: String, headers: [String])
     case local(path: String)
+
+    /// The INI's `type` value: `playola`, `stream` or `local`.
+    var type: String {
+        switch self {
+        case .playola: "playola"
+        case .stream: "stream"
+        case .local: "local"
+        }
+    }
 }
 
 /// A GPIO line, as its name (needs no chip) or its offset on the chip.

@@ -34,7 +34,7 @@ extension LEDState {
         switch state {
         case .playing: self = .playing
         case .loading: self = hasDevice ? .loading : .waitingForDevice
-        case .paused(_, .deviceLost): self = .waitingForDevice
+        case .paused(_, let reason) where reason.isForTheDevice: self = .waitingForDevice
         case .paused: self = .paused
         case .idle: self = .idle
         case .error: self = .error

@@ -23,6 +23,11 @@ public enum PauseReason: String, Sendable {
     case interruption
     /// The audio device went away; it resumes when the device is back.
     case deviceLost
+    /// The audio device was not there when the service started; it plays when the device comes.
+    case noDevice
+
+    /// Paused for the device, not by anyone: it resumes by itself.
+    public var isForTheDevice: Bool { self != .interruption }
 }
 
 public enum PlayerEvent: Sendable {
