@@ -1,4 +1,5 @@
 import Foundation
+import PlayolaEngine
 import XCTest
 @testable import PlayolaAppliance
 
@@ -173,6 +174,72 @@ final class HumanOutputTests: XCTestCase {
         XCTAssertEqual(shown["State"], "error (station empty (no playable audio in \(service.folder)/empty) has no spins scheduled)")
         XCTAssertEqual(shown["Station"], "empty (local folder)")
         XCTAssertNil(shown["Last error"], "said once, in State")
+    }
+
+    /// A Playola station's spin from the fake API on loopback; then the API goes away: `status` says the
+    /// server cannot be reached, with the failure and its time, and the `[led] network` LED lights (issue 14).
+    func testAPlayolaSpinThenAnUnreachableServerLightTheNetworkLED() throws {
+        let service = try ServiceTests.Service()
+        let api = try FakeAPI(root: service.folder + "/api")
+        defer { api.stop() }
+        try api.addTone(600, seconds: 6, as: "before.m4a")
+        try api.addTone(900, seconds: 60, as: "after.m4a")
+        let now = Date()
+        let spins = [("before", -2.0, 6.0), ("after", 4, 60)].map { id, from, seconds in
+            Spin(id: id, stationID: "porch", airtime: now.addingTimeInterval(from), startingVolume: 1, fades: [],
+                 audioBlock: AudioBlock(id: "b-" + id, title: id, artist: "Test", durationMS: Int(seconds * 1000),
+                                        endOfMessageMS: Int(seconds * 1000), downloadURL: api.base + "/files/\(id).m4a"))
+        }
+        try JSONEncoder().encode(spins).write(to: URL(fileURLWithPath: api.root + "/stations/porch.json"))
+        let fifo = service.folder + "/gpio.fifo"
+        service.extraSections = """
+            [playola]
+            api = \(api.base)
+
+            [station porch]
+            type = playola
+            id = porch
+
+            [gpio]
+            chip = fake:\(fifo)
+
+            [led]
+            network = GPIO24
+            """
+        try service.writeConfig(volume: 80)
+        try service.start()
+        defer { service.stopProcess() }
+        func networkLED() -> String? {
+            let written = (try? String(contentsOfFile: fifo + ".out", encoding: .utf8)) ?? ""
+            return written.split(separator: "\n").last { $0.hasPrefix("GPIO24 ") }.map(String.init)
+        }
+        XCTAssertEqual(try run(service, "play", "porch").status, 0)
+        try waitUntil("the Playola spin plays", timeout: 8) { (try? service.status()["state"] as? String) == "playing" }
+        let playing = fields(try run(service, "status").out)
+        XCTAssertEqual(playing["State"], "playing")
+        XCTAssertEqual(playing["Station"], "porch (Playola station)")
+        let position = try XCTUnwrap(playing["Playing"])
+        XCTAssertTrue(position.hasPrefix("Test – before  0:0") && position.hasSuffix(" / 0:06"), position)
+        XCTAssertTrue(playing["Next"]?.hasPrefix("Test – after in 0:0") ?? false, "\(playing)")
+        XCTAssertEqual(playing["Network"], "the station's server answers")
+        try waitUntil("the network LED is written dark") { networkLED() == "GPIO24 0" }
+
+        api.stop()
+        // The next spin's start (4 s in) asks for the schedule again, and finds no server.
+        try waitUntil("the server is missed", timeout: 10) {
+            ((try? service.status()["network"] as? [String: Any])?["reachable"] as? Bool) == false
+        }
+        let json = try XCTUnwrap(try service.status()["network"] as? [String: Any])
+        let error = try XCTUnwrap(json["lastError"] as? String)
+        XCTAssertTrue(error.hasPrefix("schedule fetch failed: cannot connect"), error)
+        let at = try XCTUnwrap(PlayolaDate.parse(try XCTUnwrap(json["lastErrorAt"] as? String)))
+        XCTAssertEqual(at.timeIntervalSinceNow, 0, accuracy: 10)
+        let missed = fields(try run(service, "status").out)
+        XCTAssertEqual(missed["State"], "playing", "the spins already here play on")
+        let network = try XCTUnwrap(missed["Network"])
+        XCTAssertTrue(network.hasPrefix("cannot reach the station's server: \(error) (0:0"), network)
+        XCTAssertTrue(network.hasSuffix(" UTC)"), network)
+        try waitUntil("the network LED lights") { networkLED() == "GPIO24 1" }
     }
 }
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 
 /// Plays a Playola station live: fetches its schedule (retrying, refreshing every 20 s and at each spin
 /// start), downloads the next 10 minutes into the cache (pinned), and keeps the live engine's program in
@@ -58,7 +59,13 @@ public actor StationPlayer {
     var outputDown = false
     var outputDownReason = PauseReason.deviceLost
     /// Whether the station's server answers, and the last network failure.
-    public internal(set) var network = NetworkStatus()
+    public internal(set) var network = NetworkStatus() {
+        didSet { unreachable.store(network.reachable == false, ordering: .releasing) }
+    }
+    /// `network.reachable == false`, readable from any thread without a hop to the actor (the network LED
+    /// is read a few times a second on the GPIO thread).
+    private nonisolated let unreachable = Atomic<Bool>(false)
+    public nonisolated var cannotReachServer: Bool { unreachable.load(ordering: .acquiring) }
     private var reporting: Task<Void, Never>?
 
     // The current generation's knowledge.
