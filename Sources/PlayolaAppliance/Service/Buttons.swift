@@ -18,7 +18,8 @@ final class Buttons: Sendable {
                 encoderStep: { points in Task { await controller.changeVolume(by: points) } },
                 ledState: { [self] in self.leds.withLock { $0 } },
                 // Lit while the station's server cannot be reached (a Playola station's API, a stream's server).
-                networkTrouble: { controller.player.cannotReachServer }))
+                networkTrouble: { controller.player.cannotReachServer },
+                fault: { fault in log(fault.isWarning ? .warning : .error, "\(fault)", key: fault.key) }))
             service.withLock { $0 = started }
         } catch {
             // Buttons are a convenience: the radio plays without them, and says why they do not work.
