@@ -265,7 +265,7 @@ final class StatusTextTests: XCTestCase {
             "         /boot/firmware/playola.ini:5: error: rate must be 48000 or 44100, not '12345'",
             "Uptime:  1:02:05",
         ])
-        XCTAssertEqual(StatusText.outcome(of: "resume", paused), "Paused: porch (device lost)")
+        XCTAssertEqual(StatusText.outcome(of: .resume, paused), "Paused: porch (device lost)")
     }
 }
 
@@ -291,7 +291,7 @@ final class StatusLinesTests: XCTestCase {
             "Config:  /boot/firmware/playola.ini",
             "Uptime:  1:05",
         ])
-        XCTAssertEqual(StatusText.outcome(of: "play", playing), "Now playing: radio — \"A Tune\" by The Band")
+        XCTAssertEqual(StatusText.outcome(of: .play(station: nil, ago: nil), playing), "Now playing: radio — \"A Tune\" by The Band")
     }
 
     func testStoppedWithTheLastErrorAndWhenItHappened() throws {
@@ -307,14 +307,14 @@ final class StatusLinesTests: XCTestCase {
             "Last error: station porch not found (HTTP 404) (11:30 ago, 2026-12-01 00:08:30 UTC)",
             "Uptime:     1:05",
         ])
-        XCTAssertEqual(StatusText.outcome(of: "stop", stopped), "Stopped.")
+        XCTAssertEqual(StatusText.outcome(of: .stop, stopped), "Stopped.")
     }
 
     func testAnErrorAndAStationWaitingForItsDevice() throws {
         let failed = try report(#"{"# + Self.common + #","deviceAvailable":true,"state":"error","station":"porch","stationType":"playola","lastError":"station porch has no spins scheduled","lastErrorAt":"2026-12-01T00:19:58.000Z","network":{"reachable":true}}"#)
         XCTAssertEqual(StatusText.state(failed), "error (station porch has no spins scheduled)")
         XCTAssertFalse(StatusText.lines(failed, now: now).contains { $0.hasPrefix("Last error:") }, "said once, in State")
-        XCTAssertEqual(StatusText.outcome(of: "play", failed), "porch: error: station porch has no spins scheduled")
+        XCTAssertEqual(StatusText.outcome(of: .play(station: nil, ago: nil), failed), "porch: error: station porch has no spins scheduled")
         let waiting = try report(#"{"# + Self.common + #","deviceAvailable":false,"state":"paused","reason":"noDevice","station":"low","stationType":"local","spin":{"title":"low","artist":"","airtime":"2026-12-01T00:19:00.000Z","position":60,"length":90}}"#)
         XCTAssertEqual(Array(StatusText.lines(waiting, now: now).prefix(4)), [
             "State:   paused (no audio device)",
@@ -322,6 +322,6 @@ final class StatusLinesTests: XCTestCase {
             "Spin:    low  1:00 / 1:30",
             "Device:  hw:0 (not available)",
         ])
-        XCTAssertEqual(StatusText.outcome(of: "play", waiting), "Paused: low (no audio device)")
+        XCTAssertEqual(StatusText.outcome(of: .play(station: nil, ago: nil), waiting), "Paused: low (no audio device)")
     }
 }

@@ -13,7 +13,7 @@ enum StatusText {
         if let spin = report.spin {
             var position = "\(song(spin))  \(clock(spin.position))"
             if let length = spin.length { position += " / " + clock(length) }
-            rows.append((report.state == "playing" ? "Playing" : "Spin", position))
+            rows.append((report.state == .playing ? "Playing" : "Spin", position))
         }
         if let next = report.next { rows.append(("Next", "\(song(next)) in \(clock(-next.position))")) }
         rows.append(("Device", "\(report.device) (\(device(report)))"))
@@ -25,7 +25,7 @@ enum StatusText {
             ? "\(config.file) has errors; running on the last good copy \(config.lastGood)"
             : config.file))
         if let error = config.error { rows.append(("", error)) }
-        if let error = report.lastError, report.state != "error" {
+        if let error = report.lastError, report.state != .error {
             rows.append(("Last error", error + (when(report.lastErrorAt, now: now).map { " (\($0))" } ?? "")))
         }
         rows.append(("Uptime", clock(Double(report.uptime))))
@@ -36,41 +36,41 @@ enum StatusText {
         }
     }
 
-    /// What now happens, after `command` succeeded and the service reports `report`.
-    static func outcome(of command: String, _ report: StatusReport) -> String {
-        switch command {
-        case "volume": return "Volume: \(report.volume)%"
-        case "stop": return "Stopped."
+    /// What now happens, after `request` succeeded and the service reports `report` (nil: what the state is).
+    static func outcome(of request: ControlRequest?, _ report: StatusReport) -> String {
+        switch request {
+        case .volume?: return "Volume: \(report.volume)%"
+        case .stop?: return "Stopped."
         default: break
         }
         let station = report.station ?? "no station"
         switch report.state {
-        case "playing":
+        case .playing:
             guard let spin = report.spin else { return "Now playing: \(station)" }
             return "Now playing: \(station) — \(quoted(spin))"
-        case "loading": return "Loading \(station)…"
-        case "paused": return "Paused: \(station) (\(pauseReason(report.reason)))"
-        case "error": return "\(station): error: \(report.lastError ?? "unknown")"
-        default: return "Stopped."
+        case .loading: return "Loading \(station)…"
+        case .paused: return "Paused: \(station) (\(pauseReason(report.reason)))"
+        case .error: return "\(station): error: \(report.lastError ?? "unknown")"
+        case .idle: return "Stopped."
         }
     }
 
     static func state(_ report: StatusReport) -> String {
         switch report.state {
-        case "idle": "stopped"
-        case "paused": "paused (\(pauseReason(report.reason)))"
-        case "loading": report.progress.map { "loading (\(Int(($0 * 100).rounded()))%)" } ?? "loading"
-        case "error": "error (\(report.lastError ?? "unknown"))"
-        default: report.state
+        case .idle: "stopped"
+        case .paused: "paused (\(pauseReason(report.reason)))"
+        case .loading: report.progress.map { "loading (\(Int(($0 * 100).rounded()))%)" } ?? "loading"
+        case .error: "error (\(report.lastError ?? "unknown"))"
+        case .playing: "playing"
         }
     }
 
-    private static func pauseReason(_ reason: String?) -> String {
+    private static func pauseReason(_ reason: PauseReason?) -> String {
         switch reason {
-        case "deviceLost": "device lost"
-        case "noDevice": "no audio device"
-        case "interruption": "interrupted"
-        default: reason ?? "paused"
+        case .deviceLost?: "device lost"
+        case .noDevice?: "no audio device"
+        case .interruption?: "interrupted"
+        case nil: "paused"
         }
     }
 

@@ -182,7 +182,7 @@ actor ApplianceController {
         let usage = cache.usage
         let output = engine.outputFormat
         var report = StatusReport(
-            state: state.name, station: currentStation?.name, device: device, deviceAvailable: engine.hasDevice, volume: volume,
+            state: StatusReport.State(state), station: currentStation?.name, device: device, deviceAvailable: engine.hasDevice, volume: volume,
             uptime: Int(monotonicSeconds() - started), lastError: lastError, config: configStatus,
             cache: .init(bytes: usage.storedBytes + usage.reservedBytes, budget: cache.budgetBytes, files: usage.files))
         report.stationType = currentStation?.kind.type
@@ -193,7 +193,7 @@ actor ApplianceController {
         if case .playing(let spin) = state { report.spin = .init(spin, now: Date()) }
         if case .paused(let spin?, let reason) = state {
             report.spin = .init(spin, now: Date())
-            report.reason = reason.rawValue
+            report.reason = reason
         }
         if case .error(let message) = state { report.lastError = message }
         if case .loading(let progress) = state { report.progress = progress }
@@ -280,9 +280,24 @@ struct StatusReport: Codable, Sendable {
         }
     }
 
+    /// `PlayerState` without what it carries (that is in `spin`, `reason`, `progress`, `lastError`).
+    enum State: String, Codable, Sendable {
+        case idle, loading, playing, paused, error
+
+        init(_ state: PlayerState) {
+            switch state {
+            case .idle: self = .idle
+            case .loading: self = .loading
+            case .playing: self = .playing
+            case .paused: self = .paused
+            case .error: self = .error
+            }
+        }
+    }
+
     /// The control protocol's outcome field, which every answer carries.
     var ok = true
-    var state: String
+    var state: State
     var station: String?
     /// The station's INI `type`: `playola`, `local` or `stream`.
     var stationType: String?
@@ -301,7 +316,7 @@ struct StatusReport: Codable, Sendable {
     var cache: CacheInfo
     var spin: SpinInfo?
     var next: SpinInfo?
-    var reason: String?
+    var reason: PauseReason?
     var progress: Double?
     var stream: StreamStatus?
 }

@@ -18,7 +18,7 @@ public enum PlayerState: Sendable, Equatable {
     }
 }
 
-public enum PauseReason: String, Sendable {
+public enum PauseReason: String, Sendable, Codable {
     /// The user or a button interrupted; resuming re-joins the live position.
     case interruption
     /// The audio device went away; it resumes when the device is back.
