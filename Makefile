@@ -23,7 +23,7 @@ INI          ?= etc/playola.ini
 # SWIFT_FLAGS: more `swift build` options (packaging/build-trixie cross-compiles with them).
 SWIFT_FLAGS  ?=
 
-VERSION     := $(shell sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/PlayolaEngine/Version.swift)
+VERSION     := $(shell sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/PlayolaEngine/Support/Version.swift)
 
 SWIFT_BUILD = $(SWIFT) build -c release --product playola --static-swift-stdlib --scratch-path "$(SCRATCH_PATH)" $(SWIFT_FLAGS)
 

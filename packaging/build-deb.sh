@@ -13,8 +13,8 @@ MAINTAINER=${MAINTAINER:-Playola Appliance Maintainers <appliance@playola.fm>}
 # from the staging tree.
 umask 022
 
-version=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/PlayolaEngine/Version.swift)
-[ -n "$version" ] || { echo "build-deb: no version in Sources/PlayolaEngine/Version.swift" >&2; exit 1; }
+version=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/PlayolaEngine/Support/Version.swift)
+[ -n "$version" ] || { echo "build-deb: no version in Sources/PlayolaEngine/Support/Version.swift" >&2; exit 1; }
 # A cross build names the binary's architecture and a strip that reads it (packaging/build-trixie).
 arch=${DEB_ARCH:-$(dpkg --print-architecture)}
 STRIP=${STRIP:-strip}

@@ -1,5 +1,6 @@
 import Foundation
 import PlayolaEngine
+import Synchronization
 import XCTest
 @testable import PlayolaAppliance
 
@@ -34,6 +35,23 @@ final class GPIOServiceTests: XCTestCase {
         let service = try GPIOService.start(config: GPIOConfig(), led: .init(), actions: recorder.gpioActions { 0 })
         service.stop()
         service.stop()
+    }
+
+    /// A garbled line in the fake source's pipe is reported as a fault (the service logs it) and skipped.
+    func testAGarbledFakeLineIsReportedNotLoggedByTheGPIOLayer() throws {
+        let path = NSTemporaryDirectory() + "gpio-fault-\(UUID().uuidString.prefix(8))"
+        defer { unlink(path) }
+        let faults = Mutex<[GPIOFault]>([])
+        let source = try FIFOLineSource(path: path, fault: { fault in faults.withLock { $0.append(fault) } })
+        let pipe = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+        pipe.write(Data("GPIO17 maybe\nGPIO17 0\n".utf8))
+        let event = try XCTUnwrap(source.nextEvent(timeout: 1))
+        XCTAssertEqual(event.line, next)
+        XCTAssertFalse(event.level)
+        let reported = faults.withLock { $0 }
+        XCTAssertEqual(reported, [.fakeLine(path: path, text: "GPIO17 maybe")])
+        XCTAssertTrue(reported[0].isWarning)
+        XCTAssertEqual("\(reported[0])", "gpio: \(path): expected 'NAME 0' or 'NAME 1', not 'GPIO17 maybe'")
     }
 
     /// The service as it runs with `chip = fake:PATH`: levels written to a named pipe, outputs to PATH.out.

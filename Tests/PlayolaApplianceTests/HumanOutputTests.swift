@@ -1,4 +1,5 @@
 import Foundation
+import PlayolaEngine
 import XCTest
 @testable import PlayolaAppliance
 
@@ -9,6 +10,8 @@ final class HumanOutputTests: XCTestCase {
     /// The top-level fields `status --json` has always had (optional ones are left out when empty).
     static let alwaysThere: Set<String> = ["ok", "state", "station", "device", "deviceAvailable", "volume", "uptime", "config", "cache"]
     static let known = alwaysThere.union(["lastError", "spin", "next", "reason", "progress", "stream"])
+        // Added for issue 17's device, network and error-time lines (documented in the README).
+        .union(["stationType", "deviceRate", "deviceFormat", "network", "lastErrorAt"])
 
     func run(_ service: ServiceTests.Service, _ words: String...) throws -> PlayolaRun {
         try PlayolaRun(words + service.configArguments, environment: service.fullEnvironment)
@@ -41,10 +44,11 @@ final class HumanOutputTests: XCTestCase {
         XCTAssertEqual(status.error, "")
         let shown = fields(status.out)
         XCTAssertEqual(shown["State"], "playing")
-        XCTAssertEqual(shown["Station"], "low (scheduled spins)")
+        XCTAssertEqual(shown["Station"], "low (local folder)")
         XCTAssertTrue(shown["Playing"]?.hasPrefix("low  ") ?? false, status.out)
         XCTAssertTrue(shown["Playing"]?.hasSuffix(" / 1:30") ?? false, "the 90 s tone's length: \(status.out)")
-        XCTAssertEqual(shown["Device"], "playola_test (open)")
+        XCTAssertEqual(shown["Device"], "playola_test (open, 48000 Hz, s32)", "the rate and format alsa-lib's plug device negotiated")
+        XCTAssertNil(shown["Network"], "a local folder has no server")
         XCTAssertEqual(shown["Volume"], "80%")
         XCTAssertTrue(shown["Cache"]?.hasSuffix("of 16.0 MiB (0 files)") ?? false, status.out)
         XCTAssertEqual(shown["Config"], service.config)
@@ -60,6 +64,9 @@ final class HumanOutputTests: XCTestCase {
         let spin = try XCTUnwrap(object["spin"] as? [String: Any])
         XCTAssertEqual(Set(spin.keys), ["title", "artist", "airtime", "position", "length"])
         XCTAssertEqual(spin["length"] as? Double, 90)
+        XCTAssertEqual(object["stationType"] as? String, "local")
+        XCTAssertEqual(object["deviceRate"] as? Int, 48000)
+        XCTAssertEqual(object["deviceFormat"] as? String, "s32")
 
         let next = try run(service, "next")
         XCTAssertEqual(next.status, 0, next.error)
@@ -143,13 +150,19 @@ final class HumanOutputTests: XCTestCase {
             .write(toFile: service.config, atomically: true, encoding: .utf8)
         try service.start()
         defer { service.stopProcess() }
-        // The service says `paused` (device lost) once a spin has started without the device, and stays in
-        // `loading` when the device was missing before the first spin was ready (both are seen here).
-        try waitUntil("the missing device is noticed", timeout: 10) { (try? service.status()["deviceAvailable"] as? Bool) == false }
+        // The device was missing from the start: the station that would play says so (it once stayed in
+        // `loading` for as long as the device was away).
+        try waitUntil("the missing device is noticed", timeout: 10) { (try? service.status()["state"] as? String) == "paused" }
         let lost = fields(try run(service, "status").out)
         let json = try service.status()
-        XCTAssertEqual(lost["State"], json["state"] as? String == "paused" ? "paused (device lost)" : "waiting for the audio device", "\(json)")
+        XCTAssertEqual(json["reason"] as? String, "noDevice", "\(json)")
+        XCTAssertEqual(json["deviceAvailable"] as? Bool, false)
+        XCTAssertNil(json["deviceRate"], "no device, no rate")
+        XCTAssertEqual(lost["State"], "paused (no audio device)")
         XCTAssertEqual(lost["Device"], "playola_missing (not available)")
+        XCTAssertTrue(lost["Spin"]?.hasPrefix("low  ") ?? false, "the spin that would sound: \(lost)")
+        usleep(1_500_000)
+        XCTAssertEqual(try service.status()["state"] as? String, "paused", "it stays paused, not back to loading")
 
         let play = try run(service, "play", "empty")
         XCTAssertEqual(play.status, 1, "the station cannot play")
@@ -159,8 +172,76 @@ final class HumanOutputTests: XCTestCase {
         XCTAssertEqual(failed.status, 0, "status itself succeeded")
         let shown = fields(failed.out)
         XCTAssertEqual(shown["State"], "error (station empty (no playable audio in \(service.folder)/empty) has no spins scheduled)")
-        XCTAssertEqual(shown["Station"], "empty (scheduled spins)")
+        XCTAssertEqual(shown["Station"], "empty (local folder)")
         XCTAssertNil(shown["Last error"], "said once, in State")
+    }
+
+    /// A Playola station's spin from the fake API on loopback; then the API goes away: `status` says the
+    /// server cannot be reached, with the failure and its time, and the `[led] network` LED lights (issue 14).
+    func testAPlayolaSpinThenAnUnreachableServerLightTheNetworkLED() throws {
+        let service = try ServiceTests.Service()
+        let api = try FakeAPI(root: service.folder + "/api")
+        defer { api.stop() }
+        try api.addTone(600, seconds: 6, as: "before.m4a")
+        try api.addTone(900, seconds: 60, as: "after.m4a")
+        let now = Date()
+        // Typed step by step: Swift 6.0.3's type checker gives up on the whole expression at once.
+        let timings: [(id: String, from: Double, seconds: Double)] = [("before", -2, 6), ("after", 4, 60)]
+        let spins: [Spin] = timings.map { id, from, seconds -> Spin in
+            Spin(id: id, stationID: "porch", airtime: now.addingTimeInterval(from), startingVolume: 1, fades: [],
+                 audioBlock: AudioBlock(id: "b-" + id, title: id, artist: "Test", durationMS: Int(seconds * 1000),
+                                        endOfMessageMS: Int(seconds * 1000), downloadURL: api.base + "/files/\(id).m4a"))
+        }
+        try JSONEncoder().encode(spins).write(to: URL(fileURLWithPath: api.root + "/stations/porch.json"))
+        let fifo = service.folder + "/gpio.fifo"
+        service.extraSections = """
+            [playola]
+            api = \(api.base)
+
+            [station porch]
+            type = playola
+            id = porch
+
+            [gpio]
+            chip = fake:\(fifo)
+
+            [led]
+            network = GPIO24
+            """
+        try service.writeConfig(volume: 80)
+        try service.start()
+        defer { service.stopProcess() }
+        func networkLED() -> String? {
+            let written = (try? String(contentsOfFile: fifo + ".out", encoding: .utf8)) ?? ""
+            return written.split(separator: "\n").last { $0.hasPrefix("GPIO24 ") }.map(String.init)
+        }
+        XCTAssertEqual(try run(service, "play", "porch").status, 0)
+        try waitUntil("the Playola spin plays", timeout: 8) { (try? service.status()["state"] as? String) == "playing" }
+        let playing = fields(try run(service, "status").out)
+        XCTAssertEqual(playing["State"], "playing")
+        XCTAssertEqual(playing["Station"], "porch (Playola station)")
+        let position = try XCTUnwrap(playing["Playing"])
+        XCTAssertTrue(position.hasPrefix("Test – before  0:0") && position.hasSuffix(" / 0:06"), position)
+        XCTAssertTrue(playing["Next"]?.hasPrefix("Test – after in 0:0") ?? false, "\(playing)")
+        XCTAssertEqual(playing["Network"], "the station's server answers")
+        try waitUntil("the network LED is written dark") { networkLED() == "GPIO24 0" }
+
+        api.stop()
+        // The next spin's start (4 s in) asks for the schedule again, and finds no server.
+        try waitUntil("the server is missed", timeout: 10) {
+            ((try? service.status()["network"] as? [String: Any])?["reachable"] as? Bool) == false
+        }
+        let json = try XCTUnwrap(try service.status()["network"] as? [String: Any])
+        let error = try XCTUnwrap(json["lastError"] as? String)
+        XCTAssertTrue(error.hasPrefix("schedule fetch failed: cannot connect"), error)
+        let at = try XCTUnwrap(PlayolaDate.parse(try XCTUnwrap(json["lastErrorAt"] as? String)))
+        XCTAssertEqual(at.timeIntervalSinceNow, 0, accuracy: 10)
+        let missed = fields(try run(service, "status").out)
+        XCTAssertEqual(missed["State"], "playing", "the spins already here play on")
+        let network = try XCTUnwrap(missed["Network"])
+        XCTAssertTrue(network.hasPrefix("cannot reach the station's server: \(error) (0:0"), network)
+        XCTAssertTrue(network.hasSuffix(" UTC)"), network)
+        try waitUntil("the network LED lights") { networkLED() == "GPIO24 1" }
     }
 }
 
@@ -186,6 +267,63 @@ final class StatusTextTests: XCTestCase {
             "         /boot/firmware/playola.ini:5: error: rate must be 48000 or 44100, not '12345'",
             "Uptime:  1:02:05",
         ])
-        XCTAssertEqual(StatusText.outcome(of: "resume", paused), "Paused: porch (device lost)")
+        XCTAssertEqual(StatusText.outcome(of: .resume, paused), "Paused: porch (device lost)")
+    }
+}
+
+/// The exact lines for a stream with its ICY title, an error with its time, and a missing device.
+final class StatusLinesTests: XCTestCase {
+    func report(_ json: String) throws -> StatusReport {
+        try JSONDecoder().decode(StatusReport.self, from: Data(json.utf8))
+    }
+
+    static let common = #""ok":true,"device":"hw:0","volume":70,"uptime":65,"config":{"file":"/boot/firmware/playola.ini","lastGood":"/var/lib/playola/last-good.ini","usingLastGood":false},"cache":{"bytes":0,"budget":536870912,"files":0}"#
+    let now = PlayolaDate.parse("2026-12-01T00:20:00Z")!
+
+    func testAStreamWithItsICYTitleAndAnEarlierNetworkFailure() throws {
+        let playing = try report(#"{"# + Self.common + #","deviceAvailable":true,"deviceRate":44100,"deviceFormat":"s16","state":"playing","station":"radio","stationType":"stream","spin":{"title":"A Tune","artist":"The Band","airtime":"2026-12-01T00:17:55.000Z","position":125.2},"stream":{"url":"http://radio.example/live.mp3","name":"Example FM","bitrate":128,"format":"mp3","title":"The Band - A Tune"},"network":{"reachable":true,"lastError":"the server ended the stream","lastErrorAt":"2026-12-01T00:17:50.000Z"}}"#)
+        XCTAssertEqual(StatusText.lines(playing, now: now), [
+            "State:   playing",
+            "Station: radio (internet radio, Example FM, mp3, 128 kbit/s)",
+            "Playing: The Band – A Tune  2:05",
+            "Device:  hw:0 (open, 44100 Hz, s16)",
+            "Volume:  70%",
+            "Network: the station's server answers; last failure: the server ended the stream (2:10 ago, 2026-12-01 00:17:50 UTC)",
+            "Cache:   0 B of 512.0 MiB (0 files)",
+            "Config:  /boot/firmware/playola.ini",
+            "Uptime:  1:05",
+        ])
+        XCTAssertEqual(StatusText.outcome(of: .play(station: nil, ago: nil), playing), "Now playing: radio — \"A Tune\" by The Band")
+    }
+
+    func testStoppedWithTheLastErrorAndWhenItHappened() throws {
+        let stopped = try report(#"{"# + Self.common + #","deviceAvailable":true,"deviceRate":48000,"deviceFormat":"s32","state":"idle","station":"porch","stationType":"playola","lastError":"station porch not found (HTTP 404)","lastErrorAt":"2026-12-01T00:08:30.000Z","network":{"lastError":"schedule fetch failed: cannot connect: Connection refused","lastErrorAt":"2026-12-01T00:05:00.000Z"}}"#)
+        XCTAssertEqual(StatusText.lines(stopped, now: now), [
+            "State:      stopped",
+            "Station:    porch (Playola station)",
+            "Device:     hw:0 (open, 48000 Hz, s32)",
+            "Volume:     70%",
+            "Network:    last failure: schedule fetch failed: cannot connect: Connection refused (15:00 ago, 2026-12-01 00:05:00 UTC)",
+            "Cache:      0 B of 512.0 MiB (0 files)",
+            "Config:     /boot/firmware/playola.ini",
+            "Last error: station porch not found (HTTP 404) (11:30 ago, 2026-12-01 00:08:30 UTC)",
+            "Uptime:     1:05",
+        ])
+        XCTAssertEqual(StatusText.outcome(of: .stop, stopped), "Stopped.")
+    }
+
+    func testAnErrorAndAStationWaitingForItsDevice() throws {
+        let failed = try report(#"{"# + Self.common + #","deviceAvailable":true,"state":"error","station":"porch","stationType":"playola","lastError":"station porch has no spins scheduled","lastErrorAt":"2026-12-01T00:19:58.000Z","network":{"reachable":true}}"#)
+        XCTAssertEqual(StatusText.state(failed), "error (station porch has no spins scheduled)")
+        XCTAssertFalse(StatusText.lines(failed, now: now).contains { $0.hasPrefix("Last error:") }, "said once, in State")
+        XCTAssertEqual(StatusText.outcome(of: .play(station: nil, ago: nil), failed), "porch: error: station porch has no spins scheduled")
+        let waiting = try report(#"{"# + Self.common + #","deviceAvailable":false,"state":"paused","reason":"noDevice","station":"low","stationType":"local","spin":{"title":"low","artist":"","airtime":"2026-12-01T00:19:00.000Z","position":60,"length":90}}"#)
+        XCTAssertEqual(Array(StatusText.lines(waiting, now: now).prefix(4)), [
+            "State:   paused (no audio device)",
+            "Station: low (local folder)",
+            "Spin:    low  1:00 / 1:30",
+            "Device:  hw:0 (not available)",
+        ])
+        XCTAssertEqual(StatusText.outcome(of: .play(station: nil, ago: nil), waiting), "Paused: low (no audio device)")
     }
 }

@@ -177,12 +177,19 @@ final class HotplugTests: XCTestCase {
         try await Task.sleep(for: .seconds(1.2))
         XCTAssertEqual(rig.card.opens.load(ordering: .relaxed), 0)
         XCTAssertTrue(rig.record.deviceEvents.withLock { $0 }.contains { if case .waiting = $0 { true } else { false } })
+        // The spin that would sound is ready: the state says paused for want of a device (it once stayed
+        // `loading` for as long as the device was missing).
+        let waiting = await rig.player.state
+        guard case .paused(let spin?, .noDevice) = waiting else { return XCTFail("\(waiting)") }
+        XCTAssertEqual(spin.id, "first")
+        XCTAssertNil(rig.engine.outputFormat, "no device, no negotiated format")
         rig.card.fault.withLock { $0 = .none }
         rig.engine.wakeProbe() // as the udev rule does
         try await Task.sleep(for: .seconds(1.0))
         let state = await rig.player.state
         guard case .playing = state else { return XCTFail("\(state)") }
         XCTAssertGreaterThan(level(rig, 600), 0.2)
+        XCTAssertEqual(rig.engine.outputFormat?.rate, rig.engine.mixRate, "the opened device's rate")
     }
 
     /// The PCM stays open on silence across a short pause (closing it would make many DACs click), and is

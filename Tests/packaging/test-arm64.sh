@@ -20,7 +20,7 @@ case ${1:-} in
     --root-only) root_only=true ;;
     *) echo "test-arm64: the one option is --root-only, not $1" >&2; exit 2 ;;
 esac
-version=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/PlayolaEngine/Version.swift)
+version=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/PlayolaEngine/Support/Version.swift)
 deb=build/playola_${version}_arm64.deb
 amd64_deb=build/playola_${version}_amd64.deb
 build_root=build/trixie/root # packaging/build-trixie's: trixie amd64, where the amd64 package's binary runs

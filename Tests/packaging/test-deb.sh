@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 work=$(mktemp -d "${TMPDIR:-/tmp}/playola-test-deb.XXXXXX")
 [[ -n "${KEEP:-}" ]] && echo "work dir: $work" || trap 'rm -rf "$work"' EXIT
 
-version=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/PlayolaEngine/Version.swift)
+version=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/PlayolaEngine/Support/Version.swift)
 arch=$(dpkg --print-architecture)
 
 # The INI is written by someone else and may not exist yet: a stand-in outside the repository then.

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 quiet() { "$@" >/dev/null 2>&1; }
 
 [[ $(id -u) -eq 0 ]] || { echo "test-install-purge: needs root (mmdebstrap --mode=root, chroot)" >&2; exit 1; }
-version=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/PlayolaEngine/Version.swift)
+version=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/PlayolaEngine/Support/Version.swift)
 deb=${1:-build/playola_${version}_$(dpkg --print-architecture).deb}
 [[ -f $deb ]] || { echo "test-install-purge: no $deb: make deb first" >&2; exit 1; }
 

@@ -100,75 +100,15 @@ enum StationKind: Sendable, Equatable {
     /// `headers`: whole `Name: value` lines, sent with every request.
     case stream(url: String, headers: [String])
     case local(path: String)
-}
 
-/// A GPIO line, as its name (needs no chip) or its offset on the chip.
-enum LineRef: Sendable, Hashable, CustomStringConvertible {
-    case name(String)
-    case offset(Int)
-
-    /// `GPIO17` or `17`. A name must end in a digit, as board line names do (GPIO17, PA7, P9_12): that keeps a
-    /// slip like `volume_up = yes` from passing as a line name.
-    init?(parsing text: String) {
-        if let offset = ConfigValue.wholeNumber(Substring(text)) {
-            self = .offset(offset)
-            return
-        }
-        guard let first = text.first, first.isASCII, first.isLetter, text.last?.isWholeNumber == true,
-              text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
-        else { return nil }
-        self = .name(text)
-    }
-
-    var description: String {
+    /// The INI's `type` value: `playola`, `stream` or `local`.
+    var type: String {
         switch self {
-        case .name(let name): name
-        case .offset(let offset): "offset \(offset)"
+        case .playola: "playola"
+        case .stream: "stream"
+        case .local: "local"
         }
     }
-}
-
-enum ButtonAction: Sendable, Equatable {
-    case nextStation, previousStation, stop, interrupt, volumeUp, volumeDown, shutdown
-    case station(String)
-
-    /// The `[gpio]` keys of the fixed actions, in the order the sample config documents them.
-    static let keyed: [(key: String, action: ButtonAction)] = [
-        ("next_station", .nextStation), ("previous_station", .previousStation), ("stop", .stop),
-        ("interrupt", .interrupt), ("volume_up", .volumeUp), ("volume_down", .volumeDown), ("shutdown", .shutdown),
-    ]
-}
-
-struct GPIOConfig: Sendable, Equatable {
-    struct Button: Sendable, Equatable {
-        var action: ButtonAction
-        var lineRef: LineRef
-        /// Config file line.
-        var line: Int
-    }
-
-    struct Encoder: Sendable, Equatable {
-        var a: LineRef
-        var b: LineRef
-        /// Config file line.
-        var line: Int
-    }
-
-    enum EncoderAction: String, Sendable, Equatable {
-        case volume, station
-    }
-
-    /// Needed only when a line is given by offset.
-    var chip: String? = nil
-    /// In file order.
-    var buttons: [Button] = []
-    var encoder: Encoder? = nil
-    var encoderSwitch: LineRef? = nil
-    var encoderAction = EncoderAction.volume
-    var debounceMs = 30
-    var longPressMs = 1000
-    /// Buttons wired to ground, with pull-ups.
-    var activeLow = true
 }
 
 /// A secret kept in its own file, so the config file can stay world-readable.

@@ -30,16 +30,16 @@ extension ApplianceConfig {
 /// `playola check-config` shows all there is to fix.
 struct ConfigValidator {
     static let sectionNames = ["player", "service", "cache", "playola", "gpio", "led", "log", "network"]
-    static let playerKeys = ["station", "device", "volume", "rate", "idle_close"]
-    static let serviceKeys = ["socket", "state_dir"]
-    static let cacheKeys = ["dir", "size"]
-    static let playolaKeys = ["api", "token_file", "token"]
-    static let gpioKeys = ["chip"] + ButtonAction.keyed.map(\.key)
-        + ["encoder", "encoder_switch", "encoder_action", "debounce_ms", "long_press_ms", "active_low"]
-    static let ledKeys = ["status", "network"]
-    static let logKeys = ["level"]
-    static let stationTypeKeys = ["playola": ["id", "timeshift"], "stream": ["url", "header"], "local": ["path"]]
-    static let stationKeys = ["type", "id", "timeshift", "url", "header", "path"]
+    // The keys each section knows, from its table (`ConfigKeyTable.swift`): written once.
+    static let playerKeys = player.map(\.name)
+    static let serviceKeys = service.map(\.name)
+    static let cacheKeys = cache.map(\.name)
+    static let playolaKeys = playola.map(\.name)
+    static let gpioKeys = gpio.map(\.name)
+    static let ledKeys = led.map(\.name)
+    static let logKeys = log.map(\.name)
+    static let stationTypes: [(type: String, keys: [String])] = [("playola", ["id", "timeshift"]), ("stream", ["url", "header"]), ("local", ["path"])]
+    static let stationKeys = ["type"] + stationTypes.flatMap(\.keys)
     /// Keys that may repeat within a section.
     static let repeatableKeys: Set = ["header"]
     /// sun_path holds 108 bytes including the terminating NUL.
@@ -47,11 +47,17 @@ struct ConfigValidator {
 
     let file: String
     private(set) var diagnostics: [Diagnostic] = []
-    private var config = ApplianceConfig()
+    /// What the entries read so far make; the key table's readers write into it.
+    var config = ApplianceConfig()
+    /// The `[cache] dir` line, for the cache directory's cross-check.
+    var cacheDirLine: Int?
+    /// `[playola] token_file` and `token`, checked together once the section is read.
+    var tokenFileEntry: INIEntry?
+    var tokenEntry: INIEntry?
     /// Every GPIO line in use, to find one wired to two things.
     private var gpioLines: [(ref: LineRef, line: Int)] = []
     /// Station names referred to before all stations are known.
-    private var stationReferences: [(name: String, line: Int)] = []
+    var stationReferences: [(name: String, line: Int)] = []
 
     init(file: String) { self.file = file }
 
@@ -114,16 +120,17 @@ struct ConfigValidator {
                 config.stations.append(station)
             }
         }
-        readPlayer(sectionsByName["player"] ?? [])
-        readService(sectionsByName["service"] ?? [])
-        let cacheLine = readCache(sectionsByName["cache"] ?? [])
+        read(sectionsByName["player"] ?? [], Self.player)
+        read(sectionsByName["service"] ?? [], Self.service)
+        read(sectionsByName["cache"] ?? [], Self.cache)
         if let problem = CacheDirectoryCheck.problem(cache: config.cache.dir, state: config.service.stateDir) {
-            error(problem, cacheLine ?? 0)
+            error(problem, cacheDirLine ?? 0)
         }
-        readPlayola(sectionsByName["playola"] ?? [])
+        read(sectionsByName["playola"] ?? [], Self.playola)
+        checkToken()
         readGPIO(sectionsByName["gpio"] ?? [])
-        readLED(sectionsByName["led"] ?? [])
-        readLog(sectionsByName["log"] ?? [])
+        read(sectionsByName["led"] ?? [], Self.led)
+        read(sectionsByName["log"] ?? [], Self.log)
         readNetwork(sectionsByName["network"] ?? [])
 
         if !sawStationSection {
@@ -146,116 +153,20 @@ struct ConfigValidator {
 
     // MARK: Sections
 
-    private mutating func readPlayer(_ entries: [INIEntry]) {
-        for entry in entries {
-            let value = entry.value
-            switch entry.key {
-            case "station":
-                config.player.station = value
-                stationReferences.append((value, entry.line))
-            case "device":
-                if let problem = ConfigValue.deviceProblem(value) {
-                    error(problem, entry.line)
-                } else {
-                    config.player.device = value
-                }
-            case "volume":
-                if let volume = ConfigValue.wholeNumber(Substring(value)), (0...100).contains(volume) {
-                    config.player.volume = volume
-                } else {
-                    error("volume must be a whole number from 0 to 100, not '\(value)'", entry.line)
-                }
-            case "rate":
-                if let rate = ConfigValue.wholeNumber(Substring(value)), rate == 48000 || rate == 44100 {
-                    config.player.rate = rate
-                } else {
-                    error("rate must be 48000 or 44100, not '\(value)'", entry.line)
-                }
-            case "idle_close":
-                // The device stays open on silence across pauses (closing it stops the I2S clock, and many
-                // DACs click); after this long idle it is closed. "never" keeps it open.
-                if value == "never" {
-                    config.player.idleClose = nil
-                } else if let seconds = parseDuration(value), seconds <= ApplianceConfig.maximumIdleClose {
-                    config.player.idleClose = seconds
-                } else {
-                    error("idle_close must be a duration like 10m, 90s or 1h up to "
-                          + "\(DurationText.describe(ApplianceConfig.maximumIdleClose)), or never, not '\(value)'", entry.line)
-                }
-            default:
-                unknownKey(entry, known: Self.playerKeys)
-            }
-        }
+    /// A section's entries through its key table; a key not in it is reported with a suggestion.
+    private mutating func read(_ entries: [INIEntry], _ keys: [ConfigKey]) {
+        for entry in entries { read(entry, keys) }
     }
 
-    private mutating func readService(_ entries: [INIEntry]) {
-        for entry in entries {
-            switch entry.key {
-            case "socket":
-                guard let path = absolutePath(entry) else { continue }
-                if path.utf8.count > Self.maximumSocketPath {
-                    error("socket must be at most \(Self.maximumSocketPath) bytes long (a Unix socket limit), "
-                          + "not \(path.utf8.count)", entry.line)
-                } else {
-                    config.service.socket = path
-                }
-            case "state_dir":
-                if let path = absolutePath(entry) { config.service.stateDir = path }
-            default:
-                unknownKey(entry, known: Self.serviceKeys)
-            }
+    private mutating func read(_ entry: INIEntry, _ keys: [ConfigKey]) {
+        guard let key = keys.first(where: { $0.name == entry.key }) else {
+            return unknownKey(entry, known: keys.map(\.name))
         }
+        key.read(&self, entry)
     }
 
-    /// Returns the line of `dir`, if given.
-    private mutating func readCache(_ entries: [INIEntry]) -> Int? {
-        var dirLine: Int?
-        for entry in entries {
-            switch entry.key {
-            case "dir":
-                dirLine = entry.line
-                if let path = absolutePath(entry) { config.cache.dir = path }
-            case "size":
-                guard let size = ConfigValue.byteSize(entry.value) else {
-                    error("size must be a number of bytes with an optional k, M or G suffix, like 64M, "
-                          + "not '\(entry.value)'", entry.line)
-                    continue
-                }
-                if size < ApplianceConfig.Cache.minimumSize {
-                    error("cache size \(entry.value) is too small: "
-                          + "at least 16M is needed to hold the playing and the next spins", entry.line)
-                } else if size > ApplianceConfig.Cache.maximumSize {
-                    error("cache size \(entry.value) is too large: at most \(ByteCountText.describe(ApplianceConfig.Cache.maximumSize))", entry.line)
-                } else {
-                    config.cache.size = size
-                }
-            default:
-                unknownKey(entry, known: Self.cacheKeys)
-            }
-        }
-        return dirLine
-    }
-
-    private mutating func readPlayola(_ entries: [INIEntry]) {
-        var tokenFileEntry: INIEntry?
-        var tokenEntry: INIEntry?
-        for entry in entries {
-            switch entry.key {
-            case "api":
-                let value = entry.value
-                if ["http://", "https://"].contains(where: { value.hasPrefix($0) && value.count > $0.count }) {
-                    config.playola.api = value
-                } else {
-                    error("api must be an http:// or https:// URL, not '\(value)'", entry.line)
-                }
-            case "token_file":
-                if absolutePath(entry) != nil { tokenFileEntry = entry }
-            case "token":
-                tokenEntry = entry
-            default:
-                unknownKey(entry, known: Self.playolaKeys)
-            }
-        }
+    /// `token` and `token_file` together.
+    private mutating func checkToken() {
         switch (tokenFileEntry, tokenEntry) {
         case let (fileEntry?, tokenEntry?):
             error("give token or token_file, not both", max(fileEntry.line, tokenEntry.line))
@@ -307,76 +218,7 @@ struct ConfigValidator {
                 }
                 continue
             }
-            if let action = ButtonAction.keyed.first(where: { $0.key == entry.key })?.action {
-                if let ref = gpioLine(value, at: entry.line) {
-                    config.gpio.buttons.append(.init(action: action, lineRef: ref, line: entry.line))
-                }
-                continue
-            }
-            switch entry.key {
-            case "chip":
-                if value.isEmpty {
-                    error("chip must name a GPIO chip such as gpiochip0, not ''", entry.line)
-                } else {
-                    config.gpio.chip = value
-                }
-            case "encoder":
-                let parts = value.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmedBlanks }
-                guard parts.count == 2 else {
-                    error("encoder needs two lines (A, B), not '\(value)'", entry.line)
-                    continue
-                }
-                let a = gpioLine(parts[0], at: entry.line), b = gpioLine(parts[1], at: entry.line)
-                if let a, let b { config.gpio.encoder = .init(a: a, b: b, line: entry.line) }
-            case "encoder_switch":
-                if let ref = gpioLine(value, at: entry.line) { config.gpio.encoderSwitch = ref }
-            case "encoder_action":
-                if let action = GPIOConfig.EncoderAction(rawValue: value) {
-                    config.gpio.encoderAction = action
-                } else {
-                    error("encoder_action must be volume or station, not '\(value)'", entry.line)
-                }
-            case "debounce_ms":
-                if let ms = milliseconds(entry, in: 0...1000) { config.gpio.debounceMs = ms }
-            case "long_press_ms":
-                if let ms = milliseconds(entry, in: 100...10000) { config.gpio.longPressMs = ms }
-            case "active_low":
-                if let activeLow = ConfigValue.bool(value) {
-                    config.gpio.activeLow = activeLow
-                } else {
-                    error("active_low must be true or false, not '\(value)'", entry.line)
-                }
-            default:
-                unknownKey(entry, known: Self.gpioKeys)
-            }
-        }
-    }
-
-    private mutating func readLED(_ entries: [INIEntry]) {
-        for entry in entries {
-            switch entry.key {
-            case "status":
-                if let ref = gpioLine(entry.value, at: entry.line) { config.led.status = ref }
-            case "network":
-                if let ref = gpioLine(entry.value, at: entry.line) { config.led.network = ref }
-            default:
-                unknownKey(entry, known: Self.ledKeys)
-            }
-        }
-    }
-
-    private mutating func readLog(_ entries: [INIEntry]) {
-        for entry in entries {
-            switch entry.key {
-            case "level":
-                if let level = ApplianceConfig.LogLevel(rawValue: entry.value) {
-                    config.log.level = level
-                } else {
-                    error("level must be error, warning, info or debug, not '\(entry.value)'", entry.line)
-                }
-            default:
-                unknownKey(entry, known: Self.logKeys)
-            }
+            read(entry, Self.gpio)
         }
     }
 
@@ -402,7 +244,7 @@ struct ConfigValidator {
             return nil
         }
         let type = typeEntry.value
-        guard let typeKeys = Self.stationTypeKeys[type] else {
+        guard let typeKeys = Self.stationTypes.first(where: { $0.type == type })?.keys else {
             error("type must be playola, stream or local, not '\(type)'", typeEntry.line)
             return nil
         }
@@ -480,7 +322,7 @@ struct ConfigValidator {
 
     // MARK: Values
 
-    private mutating func gpioLine(_ text: String, at line: Int) -> LineRef? {
+    mutating func gpioLine(_ text: String, at line: Int) -> LineRef? {
         guard let ref = LineRef(parsing: text) else {
             error("'\(text)' is not a GPIO line (a name like GPIO17 or an offset like 17)", line)
             return nil
@@ -489,7 +331,7 @@ struct ConfigValidator {
         return ref
     }
 
-    private mutating func absolutePath(_ entry: INIEntry) -> String? {
+    mutating func absolutePath(_ entry: INIEntry) -> String? {
         guard entry.value.hasPrefix("/") else {
             error("\(entry.key) must be an absolute path, not '\(entry.value)'", entry.line)
             return nil
@@ -497,7 +339,7 @@ struct ConfigValidator {
         return entry.value
     }
 
-    private mutating func milliseconds(_ entry: INIEntry, in range: ClosedRange<Int>) -> Int? {
+    mutating func milliseconds(_ entry: INIEntry, in range: ClosedRange<Int>) -> Int? {
         guard let ms = ConfigValue.wholeNumber(Substring(entry.value)), range.contains(ms) else {
             error("\(entry.key) must be a whole number of milliseconds from \(range.lowerBound) to \(range.upperBound), "
                   + "not '\(entry.value)'", entry.line)
@@ -548,11 +390,11 @@ struct ConfigValidator {
         warning("unknown key '\(entry.key)' in [\(entry.section)]\(suggestion)", entry.line)
     }
 
-    private mutating func error(_ message: String, _ line: Int) {
+    mutating func error(_ message: String, _ line: Int) {
         diagnostics.append(.error(message, file: file, line: line))
     }
 
-    private mutating func warning(_ message: String, _ line: Int) {
+    mutating func warning(_ message: String, _ line: Int) {
         diagnostics.append(.warning(message, file: file, line: line))
     }
 }

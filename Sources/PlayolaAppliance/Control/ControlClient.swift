@@ -36,12 +36,19 @@ enum ControlClient {
         static let unreachable: Int32 = 3
     }
 
-    /// Sends `command`. With `json`, prints the service's answer as it is; without, `status` prints
-    /// `StatusText`'s lines and any other command one line saying what now happens. Errors go to standard
-    /// error. Returns an `Exit` status.
+    /// Sends `command` as a `ControlRequest`. With `json`, prints the service's answer as it is; without,
+    /// `status` prints `StatusText`'s lines and any other command one line saying what now happens. Errors go
+    /// to standard error. Returns an `Exit` status.
     static func run(_ command: [String], socketPath: String, json: Bool = false, timeout: Double = defaultTimeout) -> Int32 {
+        let request: ControlRequest
+        do throws(ControlError) {
+            request = try ControlRequest(words: command)
+        } catch {
+            Console.error("playola: \(error)")
+            return Exit.usage
+        }
         do throws(Failure) {
-            let text = try exchange(command.joined(separator: " "), socketPath: socketPath, timeout: timeout)
+            let text = try exchange(request.line, socketPath: socketPath, timeout: timeout)
             if json { Console.out(text) }
             if let note = ControlReply.configNote(text) { Console.error("playola: \(note)") }
             guard let reply = ControlReply.decode(text) else {
@@ -52,26 +59,25 @@ enum ControlClient {
                 if !json { Console.error("playola: \(reply.error ?? "the service refused the command")") }
                 return Exit.refused
             }
-            let verb = command.first ?? ""
             // udev's helper has nothing for a person to read.
-            if json || verb == "audio-device" { return Exit.done }
-            if verb == "status" {
+            if json || request == .audioDevice { return Exit.done }
+            if request == .status {
                 StatusText.lines(try decodeStatus(text, socketPath: socketPath)).forEach(Console.out)
                 return Exit.done
             }
             // The command's effect, as the service now reports it (a station may take a moment to load).
             var report = try statusReport(socketPath: socketPath, timeout: timeout)
             let deadline = monotonicSeconds() + 3
-            while report.state == "loading" && monotonicSeconds() < deadline {
+            while report.state == .loading && monotonicSeconds() < deadline {
                 usleep(200_000)
                 report = try statusReport(socketPath: socketPath, timeout: timeout)
             }
             // The command was taken, but the station it started cannot play: an error for the person too.
-            if report.state == "error" && ["play", "next", "previous", "resume"].contains(verb) {
-                Console.error("playola: \(StatusText.outcome(of: verb, report))")
+            if report.state == .error && request.startsAStation {
+                Console.error("playola: \(StatusText.outcome(of: request, report))")
                 return Exit.refused
             }
-            Console.out(StatusText.outcome(of: verb, report))
+            Console.out(StatusText.outcome(of: request, report))
             return Exit.done
         } catch {
             Console.error("playola: \(error)")

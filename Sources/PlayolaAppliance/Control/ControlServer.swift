@@ -1,7 +1,7 @@
 import Glibc
 import PlayolaEngine
 
-/// The control socket: a Unix stream socket, one command per line, one JSON answer per command.
+/// The control socket: a Unix stream socket, one request per line (`ControlRequest`), one JSON answer each.
 /// Group-restricted (mode 0660): members of the service's group may control it.
 ///
 /// Clients are served concurrently by one poll(2) loop (`ControlLoop`); the commands themselves run as

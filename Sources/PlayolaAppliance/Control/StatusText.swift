@@ -1,26 +1,33 @@
+import FoundationEssentials
+import PlayolaEngine
+
 /// `playola status` and the commands' one-line answers for people; `--json` prints the service's own
-/// answer instead. Everything here is made from a `StatusReport` the service sent, nothing else.
+/// answer instead. Everything here is made from a `StatusReport` the service sent (and the time now, for
+/// how long ago an error happened), nothing else.
 enum StatusText {
     /// The aligned lines of `playola status`.
-    static func lines(_ report: StatusReport) -> [String] {
+    static func lines(_ report: StatusReport, now: Date = Date()) -> [String] {
         var rows: [(String, String)] = [("State", state(report))]
         if let station = report.station { rows.append(("Station", "\(station) (\(kind(report)))")) }
         if let stream = report.stream, let problem = stream.problem { rows.append(("Stream", "reconnecting: \(problem)")) }
         if let spin = report.spin {
             var position = "\(song(spin))  \(clock(spin.position))"
             if let length = spin.length { position += " / " + clock(length) }
-            rows.append((report.state == "playing" ? "Playing" : "Spin", position))
+            rows.append((report.state == .playing ? "Playing" : "Spin", position))
         }
         if let next = report.next { rows.append(("Next", "\(song(next)) in \(clock(-next.position))")) }
-        rows.append(("Device", "\(report.device) (\(report.deviceAvailable ? "open" : "not available"))"))
+        rows.append(("Device", "\(report.device) (\(device(report)))"))
         rows.append(("Volume", "\(report.volume)%"))
+        if let network = report.network { rows.append(("Network", self.network(network, now: now))) }
         rows.append(("Cache", "\(bytes(report.cache.bytes)) of \(bytes(report.cache.budget)) (\(report.cache.files) files)"))
         let config = report.config
         rows.append(("Config", config.usingLastGood
             ? "\(config.file) has errors; running on the last good copy \(config.lastGood)"
             : config.file))
         if let error = config.error { rows.append(("", error)) }
-        if let error = report.lastError, report.state != "error" { rows.append(("Last error", error)) }
+        if let error = report.lastError, report.state != .error {
+            rows.append(("Last error", error + (when(report.lastErrorAt, now: now).map { " (\($0))" } ?? "")))
+        }
         rows.append(("Uptime", clock(Double(report.uptime))))
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { label, value in
@@ -29,47 +36,75 @@ enum StatusText {
         }
     }
 
-    /// What now happens, after `command` succeeded and the service reports `report`.
-    static func outcome(of command: String, _ report: StatusReport) -> String {
-        switch command {
-        case "volume": return "Volume: \(report.volume)%"
-        case "stop": return "Stopped."
+    /// What now happens, after `request` succeeded and the service reports `report` (nil: what the state is).
+    static func outcome(of request: ControlRequest?, _ report: StatusReport) -> String {
+        switch request {
+        case .volume?: return "Volume: \(report.volume)%"
+        case .stop?: return "Stopped."
         default: break
         }
         let station = report.station ?? "no station"
         switch report.state {
-        case "playing":
+        case .playing:
             guard let spin = report.spin else { return "Now playing: \(station)" }
             return "Now playing: \(station) — \(quoted(spin))"
-        case "loading": return "Loading \(station)…"
-        case "paused": return "Paused: \(station) (\(pauseReason(report.reason)))"
-        case "error": return "\(station): error: \(report.lastError ?? "unknown")"
-        default: return "Stopped."
+        case .loading: return "Loading \(station)…"
+        case .paused: return "Paused: \(station) (\(pauseReason(report.reason)))"
+        case .error: return "\(station): error: \(report.lastError ?? "unknown")"
+        case .idle: return "Stopped."
         }
     }
 
     static func state(_ report: StatusReport) -> String {
         switch report.state {
-        case "idle": "stopped"
-        case "paused": "paused (\(pauseReason(report.reason)))"
-        // A schedule asked for while the device is missing waits in loading until the device is back.
-        case "loading" where !report.deviceAvailable: "waiting for the audio device"
-        case "loading": report.progress.map { "loading (\(Int(($0 * 100).rounded()))%)" } ?? "loading"
-        case "error": "error (\(report.lastError ?? "unknown"))"
-        default: report.state
+        case .idle: "stopped"
+        case .paused: "paused (\(pauseReason(report.reason)))"
+        case .loading: report.progress.map { "loading (\(Int(($0 * 100).rounded()))%)" } ?? "loading"
+        case .error: "error (\(report.lastError ?? "unknown"))"
+        case .playing: "playing"
         }
     }
 
-    private static func pauseReason(_ reason: String?) -> String {
+    private static func pauseReason(_ reason: PauseReason?) -> String {
         switch reason {
-        case "deviceLost": "device lost"
-        case "interruption": "interrupted"
-        default: reason ?? "paused"
+        case .deviceLost?: "device lost"
+        case .noDevice?: "no audio device"
+        case .interruption?: "interrupted"
+        case nil: "paused"
         }
+    }
+
+    /// `open, 48000 Hz, s32`, or `not available`.
+    private static func device(_ report: StatusReport) -> String {
+        guard report.deviceAvailable else { return "not available" }
+        return (["open", report.deviceRate.map { "\($0) Hz" }, report.deviceFormat] as [String?]).compactMap { $0 }.joined(separator: ", ")
+    }
+
+    /// Whether the station's server answers, and the last network failure with how long ago it was.
+    private static func network(_ network: StatusReport.NetworkInfo, now: Date) -> String {
+        let failure = network.lastError.map { error in error + (when(network.lastErrorAt, now: now).map { " (\($0))" } ?? "") }
+        switch network.reachable {
+        case false?: return "cannot reach the station's server: " + (failure ?? "no answer")
+        case true?: return "the station's server answers" + (failure.map { "; last failure: " + $0 } ?? "")
+        case nil: return "last failure: " + (failure ?? "none")
+        }
+    }
+
+    /// `3:12 ago, 2026-12-01 00:14:03 UTC` from the service's ISO 8601 time; nil when there is none.
+    static func when(_ iso: String?, now: Date) -> String? {
+        guard let iso, let date = PlayolaDate.parse(iso) else { return nil }
+        let text = PlayolaDate.format(date)
+        return "\(clock(now.timeIntervalSince(date))) ago, \(text.prefix(10)) \(text.dropFirst(11).prefix(8)) UTC"
     }
 
     private static func kind(_ report: StatusReport) -> String {
-        guard let stream = report.stream else { return "scheduled spins" }
+        guard let stream = report.stream else {
+            switch report.stationType {
+            case "playola": return "Playola station"
+            case "local": return "local folder"
+            default: return "scheduled spins"
+            }
+        }
         let details = [stream.name, stream.format, stream.bitrate.map { "\($0) kbit/s" }].compactMap { $0 }
         return (["internet radio"] + details).joined(separator: ", ")
     }

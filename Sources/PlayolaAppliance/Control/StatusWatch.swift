@@ -38,7 +38,7 @@ enum StatusWatch {
 
     /// What is worth a line: the outcome line, with the volume and a missing device.
     static func summary(_ report: StatusReport) -> String {
-        var line = StatusText.outcome(of: "status", report) + " · volume \(report.volume)%"
+        var line = StatusText.outcome(of: nil, report) + " · volume \(report.volume)%"
         if !report.deviceAvailable { line += " · no device (\(report.device))" }
         return line
     }

@@ -11,6 +11,7 @@ final class FIFOLineSource: GPIOLineSource {
     private let fd: Int32
     private var text: [UInt8] = []
     private var levels: [LineRef: Bool] = [:]
+    private let fault: @Sendable (GPIOFault) -> Void
 
     /// The path of `chip` when it names a fake source.
     static func path(ofChip chip: String?) -> String? {
@@ -19,7 +20,8 @@ final class FIFOLineSource: GPIOLineSource {
     }
 
     /// Creates the pipe when it is missing.
-    init(path: String) throws(GPIOError) {
+    init(path: String, fault: @escaping @Sendable (GPIOFault) -> Void = { _ in }) throws(GPIOError) {
+        self.fault = fault
         if mkfifo(path, 0o600) != 0 && errno != EEXIST { throw .fakeSource(path: path, errno: errno) }
         // Read-write: with a writer of our own the pipe never reports end-of-file between test writers.
         fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
@@ -42,7 +44,7 @@ final class FIFOLineSource: GPIOLineSource {
         }
     }
 
-    /// The next whole line that names a line and a level; others are logged and skipped.
+    /// The next whole line that names a line and a level; others are reported and skipped.
     private func parseLine() -> LineEvent? {
         while let newline = text.firstIndex(of: UInt8(ascii: "\n")) {
             let line = String(decoding: text[..<newline], as: UTF8.self)
@@ -50,7 +52,7 @@ final class FIFOLineSource: GPIOLineSource {
             let words = line.split(whereSeparator: \.isWhitespace)
             guard !words.isEmpty else { continue }
             guard words.count == 2, let ref = LineRef(parsing: String(words[0])), words[1] == "0" || words[1] == "1" else {
-                log(.warning, "gpio: \(path): expected 'NAME 0' or 'NAME 1', not '\(line)'")
+                fault(.fakeLine(path: path, text: line))
                 continue
             }
             levels[ref] = words[1] == "1"

@@ -13,6 +13,8 @@ struct GPIOActions: Sendable {
     var ledState: @Sendable () -> LEDState
     /// True while the last network operation failed: lights the network LED.
     var networkTrouble: @Sendable () -> Bool = { false }
+    /// A fault on the lines while the thread runs (for the log).
+    var fault: @Sendable (GPIOFault) -> Void = { _ in }
 }
 
 /// The buttons, encoder and LEDs, on one thread of their own that sleeps until the next edge or deadline.
@@ -32,11 +34,11 @@ final class GPIOService: Sendable {
         let inputs = GPIOControls.inputs(of: config), outputs = LEDDriver(led).lines
         guard !inputs.isEmpty || !outputs.isEmpty else { return GPIOService(finished: nil) }
         if let path = FIFOLineSource.path(ofChip: config.chip) {
-            return start(config: config, led: led, actions: actions, source: try FIFOLineSource(path: path))
+            return start(config: config, led: led, actions: actions, source: try FIFOLineSource(path: path, fault: actions.fault))
         }
         // Idle contacts are held away from their pressed level: up when a press pulls to ground.
         let source = try LibgpiodLineSource(chip: config.chip, inputs: inputs, outputs: outputs,
-                                            bias: config.activeLow ? .pullUp : .pullDown)
+                                            bias: config.activeLow ? .pullUp : .pullDown, fault: actions.fault)
         return start(config: config, led: led, actions: actions, source: source)
     }
 

@@ -16,10 +16,14 @@ final class LibgpiodLineSource: GPIOLineSource {
     /// Read but not yet returned, oldest first.
     private var pending: [LineEvent] = []
     private var pendingIndex = 0
+    private let fault: @Sendable (GPIOFault) -> Void
 
     /// `chip`: where lines given by offset are, and where names are looked for first. `bias` holds open
     /// contacts at their idle level.
-    init(chip: String?, inputs: [LineRef], outputs: [LineRef], bias: GPIOBias) throws(GPIOError) {
+    init(
+        chip: String?, inputs: [LineRef], outputs: [LineRef], bias: GPIOBias, fault: @escaping @Sendable (GPIOFault) -> Void = { _ in }
+    ) throws(GPIOError) {
+        self.fault = fault
         var chips: [String: GPIOChip] = [:]
         let configured = try chip.map { spec throws(GPIOError) in try GPIOChip(spec) }
         if let configured { chips[configured.name] = configured }
@@ -86,19 +90,19 @@ final class LibgpiodLineSource: GPIOLineSource {
         while true {
             let ready = poll(&polled, nfds_t(polled.count), wait)
             if ready < 0 && errno == EINTR { continue }
-            if ready < 0 { log(.error, "gpio: poll: \(String(cString: strerror(errno)))", key: "gpio-poll") }
+            if ready < 0 { fault(.poll(errno: errno)) }
             guard ready > 0 else { break }
             let now = monotonicSeconds()
             for index in polled.indices where polled[index].revents != 0 {
                 let owner = polledOwner[index]
                 if polled[index].revents & Int16(POLLIN) == 0 {
                     // The chip went away (an unplugged USB GPIO board): stop asking rather than spin.
-                    log(.error, "gpio: lines of \(requests[owner.request].chipName) stopped reporting")
+                    fault(.stoppedReporting(chip: requests[owner.request].chipName))
                     polled[index].fd = -1
                     continue
                 }
                 guard let edges = requests[owner.request].readEdges(fromDescriptorAt: owner.descriptor) else {
-                    log(.error, "gpio: reading edges: \(String(cString: strerror(errno)))", key: "gpio-read")
+                    fault(.readingEdges(errno: errno))
                     continue
                 }
                 for edge in edges {
@@ -119,7 +123,7 @@ final class LibgpiodLineSource: GPIOLineSource {
     func setOutput(_ line: LineRef, _ on: Bool) {
         guard let output = outputs[line] else { return }
         if !requests[output.request].set(output.offset, on) {
-            log(.error, "gpio: setting \(line): \(String(cString: strerror(errno)))", key: "gpio-set")
+            fault(.setting(line, errno: errno))
         }
     }
 

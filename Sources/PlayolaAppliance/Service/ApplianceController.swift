@@ -19,6 +19,7 @@ actor ApplianceController {
     private var stopped = false
     private(set) var volume: Int
     private(set) var lastError: String?
+    private(set) var lastErrorAt: Date?
     private let started = monotonicSeconds()
 
     init(
@@ -103,7 +104,10 @@ actor ApplianceController {
         persist()
     }
 
-    func noteError(_ message: String) { lastError = message }
+    func noteError(_ message: String, at date: Date = Date()) {
+        lastError = message
+        lastErrorAt = date
+    }
 
     /// A button (or the encoder in station mode).
     func handle(_ action: ButtonAction) async {
@@ -176,14 +180,20 @@ actor ApplianceController {
         let state = await player.state
         let next = await player.nextSpin
         let usage = cache.usage
+        let output = engine.outputFormat
         var report = StatusReport(
-            state: state.name, station: currentStation?.name, device: device, deviceAvailable: engine.hasDevice, volume: volume,
+            state: StatusReport.State(state), station: currentStation?.name, device: device, deviceAvailable: engine.hasDevice, volume: volume,
             uptime: Int(monotonicSeconds() - started), lastError: lastError, config: configStatus,
             cache: .init(bytes: usage.storedBytes + usage.reservedBytes, budget: cache.budgetBytes, files: usage.files))
+        report.stationType = currentStation?.kind.type
+        report.lastErrorAt = lastErrorAt.map(PlayolaDate.format)
+        report.deviceRate = output?.rate
+        report.deviceFormat = output?.format?.rawValue
+        report.network = StatusReport.NetworkInfo(await player.network)
         if case .playing(let spin) = state { report.spin = .init(spin, now: Date()) }
         if case .paused(let spin?, let reason) = state {
             report.spin = .init(spin, now: Date())
-            report.reason = reason.rawValue
+            report.reason = reason
         }
         if case .error(let message) = state { report.lastError = message }
         if case .loading(let progress) = state { report.progress = progress }
@@ -253,20 +263,60 @@ struct StatusReport: Codable, Sendable {
         var files: Int
     }
 
+    /// The station's server and the network (`StationPlayer.network`); nil while there is nothing to say.
+    struct NetworkInfo: Codable, Sendable {
+        /// false while the station's server cannot be reached (or gives no usable answer); absent for a
+        /// station without a server (a local folder) or none.
+        var reachable: Bool?
+        var lastError: String?
+        /// When `lastError` happened (ISO 8601, UTC).
+        var lastErrorAt: String?
+
+        init?(_ network: NetworkStatus) {
+            guard network.reachable != nil || network.lastError != nil else { return nil }
+            reachable = network.reachable
+            lastError = network.lastError
+            lastErrorAt = network.lastErrorAt.map(PlayolaDate.format)
+        }
+    }
+
+    /// `PlayerState` without what it carries (that is in `spin`, `reason`, `progress`, `lastError`).
+    enum State: String, Codable, Sendable {
+        case idle, loading, playing, paused, error
+
+        init(_ state: PlayerState) {
+            switch state {
+            case .idle: self = .idle
+            case .loading: self = .loading
+            case .playing: self = .playing
+            case .paused: self = .paused
+            case .error: self = .error
+            }
+        }
+    }
+
     /// The control protocol's outcome field, which every answer carries.
     var ok = true
-    var state: String
+    var state: State
     var station: String?
+    /// The station's INI `type`: `playola`, `local` or `stream`.
+    var stationType: String?
     var device: String
     var deviceAvailable: Bool
     var volume: Int
     var uptime: Int
     var lastError: String?
+    /// When `lastError` happened (ISO 8601, UTC).
+    var lastErrorAt: String?
+    /// What the open device negotiated: its rate (Hz) and sample format (`s16`, `s24`, `s32`, `float32`).
+    var deviceRate: Int?
+    var deviceFormat: String?
+    var network: NetworkInfo?
     var config: ConfigStatus
     var cache: CacheInfo
     var spin: SpinInfo?
     var next: SpinInfo?
-    var reason: String?
+    var reason: PauseReason?
     var progress: Double?
     var stream: StreamStatus?
 }

@@ -16,7 +16,10 @@ final class Buttons: Sendable {
             let started = try GPIOService.start(config: config.gpio, led: config.led, actions: GPIOActions(
                 perform: { action in Task { await controller.handle(action) } },
                 encoderStep: { points in Task { await controller.changeVolume(by: points) } },
-                ledState: { [self] in self.leds.withLock { $0 } }))
+                ledState: { [self] in self.leds.withLock { $0 } },
+                // Lit while the station's server cannot be reached (a Playola station's API, a stream's server).
+                networkTrouble: { controller.player.cannotReachServer },
+                fault: { fault in log(fault.isWarning ? .warning : .error, "\(fault)", key: fault.key) }))
             service.withLock { $0 = started }
         } catch {
             // Buttons are a convenience: the radio plays without them, and says why they do not work.
@@ -34,7 +37,7 @@ extension LEDState {
         switch state {
         case .playing: self = .playing
         case .loading: self = hasDevice ? .loading : .waitingForDevice
-        case .paused(_, .deviceLost): self = .waitingForDevice
+        case .paused(_, let reason) where reason.isForTheDevice: self = .waitingForDevice
         case .paused: self = .paused
         case .idle: self = .idle
         case .error: self = .error

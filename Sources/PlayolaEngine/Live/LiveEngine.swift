@@ -34,6 +34,8 @@ public final class LiveEngine: Sendable {
     /// Bumped by the render thread each time a device is opened; the decode side re-places the program.
     private let deviceGeneration = Atomic<Int>(0)
     private let deviceOpen = Atomic<Bool>(false)
+    /// The open device's negotiated rate and format (`OutputFormat.packed`); 0 while none is open.
+    private let openFormat = Atomic<Int>(0)
     /// Bumped by the decode thread at every pass of its loop: the watchdog's evidence that decoding is not
     /// wedged (the render thread plays silence on its own, so frames advancing prove nothing about it).
     private let decodePasses = Atomic<Int64>(0)
@@ -154,6 +156,8 @@ public final class LiveEngine: Sendable {
     /// finishes opening or decoding).
     public var decodeProgress: Int64 { decodePasses.load(ordering: .acquiring) }
     public var hasDevice: Bool { deviceOpen.load(ordering: .acquiring) }
+    /// What the open device negotiated; nil while none is open.
+    public var outputFormat: OutputFormat? { OutputFormat(packed: openFormat.load(ordering: .acquiring)) }
 
     // MARK: render thread
 
@@ -189,6 +193,7 @@ public final class LiveEngine: Sendable {
                     sink = opened
                     everOpened = true
                     deviceOpen.store(true, ordering: .releasing)
+                    openFormat.store(OutputFormat(rate: opened.sampleRate, format: opened.sampleFormat).packed, ordering: .releasing)
                     deviceGeneration.add(1, ordering: .releasing)
                     decodeWake.signal() // off the hot path: once per device
                     confirmAfter = framesWritten.load(ordering: .relaxed) + Int64(mixRate / 10)
@@ -218,6 +223,7 @@ public final class LiveEngine: Sendable {
                 sink = nil
                 heardMicros.store(0, ordering: .releasing) // the old device's reading says nothing of the next
                 deviceOpen.store(false, ordering: .releasing)
+                openFormat.store(0, ordering: .releasing)
                 confirmAfter = nil
                 if announcedOpen || !announcedLost { onDevice(.lost(error)) }
                 announcedOpen = false
@@ -232,6 +238,7 @@ public final class LiveEngine: Sendable {
                     idleSince = nil
                     heardMicros.store(0, ordering: .releasing)
                     deviceOpen.store(false, ordering: .releasing)
+                    openFormat.store(0, ordering: .releasing)
                     confirmAfter = nil
                     announcedOpen = false
                     onDevice(.closedIdle)

@@ -11,6 +11,7 @@ public final class ALSASink: AudioSink {
     public let device: String
     public let sampleRate: Int
     public let format: SampleFormat
+    public var sampleFormat: SampleFormat? { format }
     public let bytesPerSample: Int
     public let bufferFrames: Int
     public let periodFrames: Int

@@ -2,6 +2,9 @@
 /// at `sampleRate`; each sink converts to its own sample format.
 public protocol AudioSink: AnyObject {
     var sampleRate: Int { get }
+    /// The sample format the sink negotiated (what `playola status` and the benchmarks show); nil when it
+    /// writes none (a null sink).
+    var sampleFormat: SampleFormat? { get }
     /// Writes all `frames` frames, blocking as the device needs.
     func write(_ samples: UnsafePointer<Float>, frames: Int) throws(AudioSinkError)
     /// Lets what was written play out (a file is completed).
@@ -13,6 +16,7 @@ public protocol AudioSink: AnyObject {
 extension AudioSink {
     /// A file or null sink "plays" what it is given at once.
     public func delay() -> Int { 0 }
+    public var sampleFormat: SampleFormat? { nil }
 }
 
 /// What a caller decides on when a sink fails.

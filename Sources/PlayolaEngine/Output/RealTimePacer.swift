@@ -15,6 +15,7 @@ public final class RealTimePacer: AudioSink {
     }
 
     public var sampleRate: Int { wrapped.sampleRate }
+    public var sampleFormat: SampleFormat? { wrapped.sampleFormat }
 
     public func write(_ samples: UnsafePointer<Float>, frames count: Int) throws(AudioSinkError) {
         try wrapped.write(samples, frames: count)

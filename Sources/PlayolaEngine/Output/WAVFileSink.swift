@@ -5,6 +5,7 @@ import Glibc
 public final class WAVFileSink: AudioSink {
     public let sampleRate: Int
     public let format: SampleFormat
+    public var sampleFormat: SampleFormat? { format }
     public let path: String
     private let fd: Int32
     private var dataBytes: Int64 = 0

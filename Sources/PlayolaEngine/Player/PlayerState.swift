@@ -20,11 +20,16 @@ public enum PlayerState: Sendable, Equatable {
     }
 }
 
-public enum PauseReason: String, Sendable {
+public enum PauseReason: String, Sendable, Codable {
     /// The user or a button interrupted; resuming re-joins the live position.
     case interruption
     /// The audio device went away; it resumes when the device is back.
     case deviceLost
+    /// The audio device was not there when the service started; it plays when the device comes.
+    case noDevice
+
+    /// Paused for the device, not by anyone: it resumes by itself.
+    public var isForTheDevice: Bool { self != .interruption }
 }
 
 public enum PlayerEvent: Sendable {

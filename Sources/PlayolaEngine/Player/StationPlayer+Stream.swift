@@ -20,6 +20,7 @@ extension StationPlayer {
             let delay = station.backoff(attempt: attempt, jitter: Double.random(in: 0...1))
             notice("stream \(station.name): \(problem); reconnecting in \((delay * 10).rounded() / 10) s")
             streamInfo?.problem = problem
+            networkFailed(problem)
             if state != .loading(0) { publish(.loading(0)) }
             try? await Task.sleep(for: .seconds(delay))
         }
@@ -80,6 +81,7 @@ extension StationPlayer {
             if connection.hasFinished.load(ordering: .acquiring) { break }
             if let headers = connection.headers, streamInfo?.url != url || streamInfo?.format == nil {
                 adopt(headers, url: url)
+                networkReached()
             }
             if !sounded, connection.isSounding.load(ordering: .acquiring) {
                 sounded = true

@@ -5,6 +5,7 @@ import PlayolaNetwork
 import PlayolaSchedule
 import PlayolaStreaming
 import PlayolaSupport
+import Synchronization
 
 /// Plays a Playola station live: fetches its schedule (retrying, refreshing every 20 s and at each spin
 /// start), downloads the next 10 minutes into the cache (pinned), and keeps the live engine's program in
@@ -60,8 +61,17 @@ public actor StationPlayer {
     var streamSoundingSince = Date()
     /// Armed by an interruption of a playing or loading station; consumed by the resume.
     private var resumeArmed = false
-    /// The engine has no device: the state says `paused(.deviceLost)` whatever the schedule does.
+    /// The engine has no device: the state says `paused(outputDownReason)` whatever the schedule does.
     var outputDown = false
+    var outputDownReason = PauseReason.deviceLost
+    /// Whether the station's server answers, and the last network failure.
+    public internal(set) var network = NetworkStatus() {
+        didSet { unreachable.store(network.reachable == false, ordering: .releasing) }
+    }
+    /// `network.reachable == false`, readable from any thread without a hop to the actor (the network LED
+    /// is read a few times a second on the GPIO thread).
+    private nonisolated let unreachable = Atomic<Bool>(false)
+    public nonisolated var cannotReachServer: Bool { unreachable.load(ordering: .acquiring) }
     private var reporting: Task<Void, Never>?
 
     // The current generation's knowledge.
@@ -117,7 +127,7 @@ public actor StationPlayer {
         switch state {
         case .playing(let playing): spin = playing
         case .loading: spin = nil
-        case .paused(let paused, .deviceLost) where reason == .interruption:
+        case .paused(let paused, let current) where current.isForTheDevice && reason == .interruption:
             // Paused by the user while the device is away: it must stay paused when the device returns.
             resumeArmed = true
             halt()
@@ -133,18 +143,20 @@ public actor StationPlayer {
         publish(spin.map { .paused($0, reason) } ?? .idle)
     }
 
-    /// The audio device went away: `paused(spin, .deviceLost)`. The schedule clock and downloads go on;
-    /// the engine re-places the program at the live position when the device is back.
-    public func outputLost() {
+    /// The audio device went away (or was not there at start, `reason` `.noDevice`): `paused(spin, reason)`.
+    /// The schedule clock and downloads go on; the engine re-places the program at the live position when
+    /// the device is back.
+    public func outputLost(_ reason: PauseReason = .deviceLost) {
         outputDown = true
+        outputDownReason = reason
         guard case .stream? = station else {
-            if case .playing(let spin) = state { publish(.paused(spin, .deviceLost)) }
+            if case .playing(let spin) = state { publish(.paused(spin, reason)) }
             return
         }
         // A stream drops its connection and its buffer, which would be stale by the time the device is back.
         switch state {
-        case .playing(let spin): halt(); publish(.paused(spin, .deviceLost))
-        case .loading, .error: halt(); publish(.paused(nil, .deviceLost))
+        case .playing(let spin): halt(); publish(.paused(spin, reason))
+        case .loading, .error: halt(); publish(.paused(nil, reason))
         default: break
         }
     }
@@ -153,7 +165,7 @@ public actor StationPlayer {
     /// which cleared the program and left another state).
     public func outputBack() {
         outputDown = false
-        guard case .paused(_, .deviceLost) = state else { return }
+        guard case .paused(_, let reason) = state, reason.isForTheDevice else { return }
         if case .stream? = station, let station { begin(station) } else { update(generation: generation) }
     }
 
@@ -161,7 +173,8 @@ public actor StationPlayer {
     public func deviceChanged(_ event: LiveEngine.DeviceEvent) {
         switch event {
         case .opened: outputBack()
-        case .lost, .waiting: outputLost()
+        case .lost: outputLost(.deviceLost)
+        case .waiting: outputLost(.noDevice)
         case .closedIdle: break // closed on purpose after a silence: nothing is lost
         }
     }
@@ -210,6 +223,7 @@ public actor StationPlayer {
         engine.setProgram([])
         engine.setStream(nil)
         streamInfo = nil
+        networkForgotten()
         schedule = Schedule(spins: [])
         files = [:]
         failed = []
@@ -227,11 +241,14 @@ public actor StationPlayer {
             do {
                 let fetch = try await source.fetchSchedule(retrying: true)
                 guard self.generation == generation else { return }
+                // Only a server's schedule says anything about the network (a folder's has none).
+                if source.followsServerTime { networkReached() }
                 adopt(fetch, shift: shift)
                 break
             } catch {
                 guard self.generation == generation else { return }
                 failures += 1
+                if case .api(.network) = error { networkFailed("\(error)") }
                 if error.isNetworkUnreachable {
                     // No way to the API yet (a board just booted: no link, no address, no name server). Still
                     // loading, and asked again every 5 s, so the station plays as soon as the network is up.
@@ -258,8 +275,10 @@ public actor StationPlayer {
                 do {
                     let fetch = try await source.fetchSchedule(retrying: false)
                     guard self.generation == generation else { return }
+                    if source.followsServerTime { networkReached() }
                     adopt(fetch, shift: shift)
                 } catch {
+                    if case .api(.network) = error, self.generation == generation { networkFailed("\(error)") }
                     notice("schedule refresh failed, playing the known schedule: \(error)")
                 }
             }
@@ -314,14 +333,15 @@ public actor StationPlayer {
         engine.setProgram(window.filter { !failed.contains($0.id) }.map { ProgramEntry(spin: $0, file: files[$0.id]) })
         // State: loading until the audible spin's file is here; never back from playing to loading.
         guard configurationProblem == nil else { return }
-        if outputDown {
-            if case .playing(let spin) = state { publish(.paused(spin, .deviceLost)) }
-            return
-        }
         let audible = schedule.nowPlaying(at: now) ?? window.first
         if let audible, files[audible.id] != nil || failed.contains(audible.id) {
-            if state != .playing(audible) { publish(.playing(audible)) }
-        } else if case .playing = state {
+            // Ready to sound: playing, or paused for the device (a station started without one says so,
+            // rather than loading until the device comes).
+            let ready: PlayerState = outputDown ? .paused(audible, outputDownReason) : .playing(audible)
+            if state != ready { publish(ready) }
+        } else if case .playing(let spin) = state {
+            if outputDown { publish(.paused(spin, outputDownReason)) }
+        } else if case .paused = state, outputDown {
         } else if let audible {
             let fraction = progress[audible.id] ?? 0
             if state != .loading(fraction) { publish(.loading(fraction)) }

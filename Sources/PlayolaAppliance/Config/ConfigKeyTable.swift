@@ -1,0 +1,172 @@
+/// One INI key: its name and how its value enters the configuration.
+struct ConfigKey: Sendable {
+    let name: String
+    let read: @Sendable (inout ConfigValidator, INIEntry) -> Void
+
+    init(_ name: String, _ read: @escaping @Sendable (inout ConfigValidator, INIEntry) -> Void) {
+        self.name = name
+        self.read = read
+    }
+}
+
+/// Each section's keys, written once: `ConfigValidator` reads entries through these tables and takes the
+/// names it knows from them (the unknown-key suggestions, and `ManualPageTests`' comparison with
+/// `playola.ini(5)`). Keys that depend on each other (`token` and `token_file`, the GPIO lines in use) are
+/// gathered here and checked together by the validator.
+extension ConfigValidator {
+    static let player: [ConfigKey] = [
+        ConfigKey("station") { validator, entry in
+            validator.config.player.station = entry.value
+            validator.stationReferences.append((entry.value, entry.line))
+        },
+        ConfigKey("device") { validator, entry in
+            if let problem = ConfigValue.deviceProblem(entry.value) {
+                validator.error(problem, entry.line)
+            } else {
+                validator.config.player.device = entry.value
+            }
+        },
+        ConfigKey("volume") { validator, entry in
+            if let volume = ConfigValue.wholeNumber(Substring(entry.value)), (0...100).contains(volume) {
+                validator.config.player.volume = volume
+            } else {
+                validator.error("volume must be a whole number from 0 to 100, not '\(entry.value)'", entry.line)
+            }
+        },
+        ConfigKey("rate") { validator, entry in
+            if let rate = ConfigValue.wholeNumber(Substring(entry.value)), rate == 48000 || rate == 44100 {
+                validator.config.player.rate = rate
+            } else {
+                validator.error("rate must be 48000 or 44100, not '\(entry.value)'", entry.line)
+            }
+        },
+        ConfigKey("idle_close") { validator, entry in
+            // The device stays open on silence across pauses (closing it stops the I2S clock, and many
+            // DACs click); after this long idle it is closed. "never" keeps it open.
+            if entry.value == "never" {
+                validator.config.player.idleClose = nil
+            } else if let seconds = parseDuration(entry.value), seconds <= ApplianceConfig.maximumIdleClose {
+                validator.config.player.idleClose = seconds
+            } else {
+                validator.error("idle_close must be a duration like 10m, 90s or 1h up to "
+                                + "\(DurationText.describe(ApplianceConfig.maximumIdleClose)), or never, not '\(entry.value)'", entry.line)
+            }
+        },
+    ]
+
+    static let service: [ConfigKey] = [
+        ConfigKey("socket") { validator, entry in
+            guard let path = validator.absolutePath(entry) else { return }
+            if path.utf8.count > maximumSocketPath {
+                validator.error("socket must be at most \(maximumSocketPath) bytes long (a Unix socket limit), "
+                                + "not \(path.utf8.count)", entry.line)
+            } else {
+                validator.config.service.socket = path
+            }
+        },
+        ConfigKey("state_dir") { validator, entry in
+            if let path = validator.absolutePath(entry) { validator.config.service.stateDir = path }
+        },
+    ]
+
+    static let cache: [ConfigKey] = [
+        ConfigKey("dir") { validator, entry in
+            validator.cacheDirLine = entry.line
+            if let path = validator.absolutePath(entry) { validator.config.cache.dir = path }
+        },
+        ConfigKey("size") { validator, entry in
+            guard let size = ConfigValue.byteSize(entry.value) else {
+                return validator.error("size must be a number of bytes with an optional k, M or G suffix, like 64M, "
+                                       + "not '\(entry.value)'", entry.line)
+            }
+            if size < ApplianceConfig.Cache.minimumSize {
+                validator.error("cache size \(entry.value) is too small: "
+                                + "at least 16M is needed to hold the playing and the next spins", entry.line)
+            } else if size > ApplianceConfig.Cache.maximumSize {
+                validator.error("cache size \(entry.value) is too large: at most \(ByteCountText.describe(ApplianceConfig.Cache.maximumSize))", entry.line)
+            } else {
+                validator.config.cache.size = size
+            }
+        },
+    ]
+
+    static let playola: [ConfigKey] = [
+        ConfigKey("api") { validator, entry in
+            if ["http://", "https://"].contains(where: { entry.value.hasPrefix($0) && entry.value.count > $0.count }) {
+                validator.config.playola.api = entry.value
+            } else {
+                validator.error("api must be an http:// or https:// URL, not '\(entry.value)'", entry.line)
+            }
+        },
+        ConfigKey("token_file") { validator, entry in
+            if validator.absolutePath(entry) != nil { validator.tokenFileEntry = entry }
+        },
+        ConfigKey("token") { validator, entry in validator.tokenEntry = entry },
+    ]
+
+    /// The fixed keys of `[gpio]`; `station NAME` keys are the validator's, as their names vary.
+    static let gpio: [ConfigKey] = [
+        ConfigKey("chip") { validator, entry in
+            if entry.value.isEmpty {
+                validator.error("chip must name a GPIO chip such as gpiochip0, not ''", entry.line)
+            } else {
+                validator.config.gpio.chip = entry.value
+            }
+        },
+    ] + ButtonAction.keyed.map { key, action in
+        ConfigKey(key) { validator, entry in
+            if let ref = validator.gpioLine(entry.value, at: entry.line) {
+                validator.config.gpio.buttons.append(.init(action: action, lineRef: ref, line: entry.line))
+            }
+        }
+    } + [
+        ConfigKey("encoder") { validator, entry in
+            let parts = entry.value.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmedBlanks }
+            guard parts.count == 2 else { return validator.error("encoder needs two lines (A, B), not '\(entry.value)'", entry.line) }
+            let a = validator.gpioLine(parts[0], at: entry.line), b = validator.gpioLine(parts[1], at: entry.line)
+            if let a, let b { validator.config.gpio.encoder = .init(a: a, b: b, line: entry.line) }
+        },
+        ConfigKey("encoder_switch") { validator, entry in
+            if let ref = validator.gpioLine(entry.value, at: entry.line) { validator.config.gpio.encoderSwitch = ref }
+        },
+        ConfigKey("encoder_action") { validator, entry in
+            if let action = GPIOConfig.EncoderAction(rawValue: entry.value) {
+                validator.config.gpio.encoderAction = action
+            } else {
+                validator.error("encoder_action must be volume or station, not '\(entry.value)'", entry.line)
+            }
+        },
+        ConfigKey("debounce_ms") { validator, entry in
+            if let ms = validator.milliseconds(entry, in: 0...1000) { validator.config.gpio.debounceMs = ms }
+        },
+        ConfigKey("long_press_ms") { validator, entry in
+            if let ms = validator.milliseconds(entry, in: 100...10000) { validator.config.gpio.longPressMs = ms }
+        },
+        ConfigKey("active_low") { validator, entry in
+            if let activeLow = ConfigValue.bool(entry.value) {
+                validator.config.gpio.activeLow = activeLow
+            } else {
+                validator.error("active_low must be true or false, not '\(entry.value)'", entry.line)
+            }
+        },
+    ]
+
+    static let led: [ConfigKey] = [
+        ConfigKey("status") { validator, entry in
+            if let ref = validator.gpioLine(entry.value, at: entry.line) { validator.config.led.status = ref }
+        },
+        ConfigKey("network") { validator, entry in
+            if let ref = validator.gpioLine(entry.value, at: entry.line) { validator.config.led.network = ref }
+        },
+    ]
+
+    static let log: [ConfigKey] = [
+        ConfigKey("level") { validator, entry in
+            if let level = ApplianceConfig.LogLevel(rawValue: entry.value) {
+                validator.config.log.level = level
+            } else {
+                validator.error("level must be error, warning, info or debug, not '\(entry.value)'", entry.line)
+            }
+        },
+    ]
+}
