@@ -272,7 +272,9 @@ public final class LiveEngine: Sendable {
             decodePasses.add(1, ordering: .releasing)
             let device = deviceGeneration.load(ordering: .acquiring)
             let isOpen = deviceOpen.load(ordering: .acquiring)
-            if !isOpen || device != shared.withLock({ $0.placedForDevice }) {
+            // No clock yet also counts as unplaced: the render thread marks the device open before it bumps
+            // the generation, so a pass between the two sees an open device of the generation already placed.
+            if !isOpen || shared.withLock({ device != $0.placedForDevice || $0.clock == nil }) {
                 // No device, or a new one: what was playing belongs to the past; retire it, and once the
                 // device is there, place the whole program again from a fresh anchor. A stream's buffer is
                 // stale by then: its connection is given up, and the player makes a fresh one.
