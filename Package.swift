@@ -33,6 +33,10 @@ let package = Package(
         systemLibrary("CFAAD", pkgConfig: "faad2", apt: "libfaad-dev"),
         systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
         systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
+        // Ogg Vorbis and Opus streams: libsndfile already loads these three, so they add no library at run time.
+        systemLibrary("COgg", pkgConfig: "ogg", apt: "libogg-dev"),
+        systemLibrary("CVorbis", pkgConfig: "vorbis", apt: "libvorbis-dev"),
+        systemLibrary("COpus", pkgConfig: "opus", apt: "libopus-dev"),
         systemLibrary("CINIH", pkgConfig: "inih", apt: "libinih-dev"),
         .target(name: "CGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
@@ -41,13 +45,13 @@ let package = Package(
         // the layers below it (ARCHITECTURE.md draws them; script/check-layers holds every import to this list).
         engineLayer("PlayolaSupport", ["Support"], []),
         engineLayer("PlayolaModel", ["Model", "Clock"], ["PlayolaSupport"]),
-        engineLayer("PlayolaDecoding", ["Decoding"], ["PlayolaSupport", "CMPG123", "CFAAD", "CSoxr", "CSndFile"]),
+        engineLayer("PlayolaDecoding", ["Decoding"], ["PlayolaSupport", "CMPG123", "CFAAD", "CSoxr", "CSndFile", "COgg", "CVorbis", "COpus"]),
         engineLayer("PlayolaOutput", ["Output"], ["PlayolaSupport", "CALSA", "CALSAQuiet"]),
         engineLayer("PlayolaMixer", ["Mixer"], ["PlayolaModel", "PlayolaDecoding"]),
         engineLayer("PlayolaCache", ["Cache"], ["PlayolaSupport", "PlayolaDecoding"]),
         engineLayer("PlayolaNetwork", ["Network"], ["PlayolaSupport", "PlayolaModel", "PlayolaDecoding", "PlayolaCache", "CCurl"]),
-        engineLayer("PlayolaStreaming", ["Streaming"], ["PlayolaDecoding", "PlayolaNetwork"]),
-        engineLayer("PlayolaSchedule", ["Schedule"], ["PlayolaModel", "PlayolaDecoding", "PlayolaNetwork"]),
+        engineLayer("PlayolaStreaming", ["Streaming"], ["PlayolaSupport", "PlayolaDecoding", "PlayolaNetwork"]),
+        engineLayer("PlayolaSchedule", ["Schedule"], ["PlayolaSupport", "PlayolaModel", "PlayolaDecoding", "PlayolaNetwork"]),
         engineLayer("PlayolaLive", ["Live", "Render"], ["PlayolaSupport", "PlayolaModel", "PlayolaDecoding", "PlayolaMixer", "PlayolaOutput"]),
         // The top layer (the station player) is the module the appliance imports; it re-exports the layers below.
         engineLayer("PlayolaEngine", ["Player", "PlayolaEngine.swift"], [
@@ -59,7 +63,7 @@ let package = Package(
             dependencies: ["PlayolaEngine", "CGPIO", "CINIH"]
         ),
         // The parsers of outside bytes as fuzz targets; Fuzz/run drives them with libFuzzer.
-        .target(name: "PlayolaFuzzTargets", dependencies: ["PlayolaEngine"], path: "Fuzz/Targets"),
+        .target(name: "PlayolaFuzzTargets", dependencies: ["PlayolaEngine", "COgg"], path: "Fuzz/Targets"),
         .target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"),
         .executableTarget(name: "playola-fuzz", dependencies: ["PlayolaFuzzTargets", "CFuzzerDriver"], path: "Fuzz/Driver"),
         .testTarget(name: "PlayolaEngineTests", dependencies: ["PlayolaEngine", "PlayolaFuzzTargets"]),

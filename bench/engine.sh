@@ -5,6 +5,7 @@
 #   M4A 44.1 kHz: playola (AAC → resample to 48 kHz → mix, and mixed at 44.1 kHz without resampling)
 #                 vs faad (same libfaad2) and ffmpeg -f null
 #   Overlap:      two MP3 spins playing at once for the whole stretch, vs mpg123 on one of them
+#   Tone:         the M4A at 44.1 kHz again with bass +6 dB and treble -3 dB (both shelves on), beside flat
 # Usage: bench/engine.sh [MINUTES]   (default 20 minutes of audio per case)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,7 +52,7 @@ measure() {
   done
   awk 'NR == 1 || $1 + $2 < cpu { cpu = $1 + $2 } $3 > rss { rss = $3 } END { printf "%.2f %d\n", cpu, rss }' "$work/times.txt"
 }
-render() { echo "$playola" render --schedule "$work/$1.json" --media "$work" --from 2025-01-01T00:00:00Z --duration "$seconds" --out null --rate "${2:-48000}"; }
+render() { echo "$playola" render --schedule "$work/$1.json" --media "$work" --from 2025-01-01T00:00:00Z --duration "$seconds" --out null --rate "${2:-48000}" ${3:-}; }
 
 row() { # label cpu rss baseline_cpu
   local per_hour ratio
@@ -71,9 +72,11 @@ read -r ff_cpu ff_rss < <(measure ffmpeg -v error -i "$work/long44-$seconds.m4a"
 read -r a_cpu a_rss < <(measure $(render m4a))
 row "faad -o /dev/null (M4A 44.1k, base)" "$faad_cpu" "$faad_rss" "$faad_cpu"
 row "ffmpeg -f null (M4A 44.1k, reference)" "$ff_cpu" "$ff_rss" "$faad_cpu"
-row "playola render (M4A 44.1k → 48k, soxr HQ)" "$a_cpu" "$a_rss" "$faad_cpu"
+row "playola render (M4A 44.1k → 48k, soxr 16-bit)" "$a_cpu" "$a_rss" "$faad_cpu"
 read -r n_cpu n_rss < <(measure $(render m4a 44100))
 row "playola render (M4A 44.1k, mixed at 44.1k)" "$n_cpu" "$n_rss" "$faad_cpu"
+read -r t_cpu t_rss < <(measure $(render m4a 44100 "--bass 6 --treble -3"))
+row "  the same, bass +6 dB and treble -3 dB" "$t_cpu" "$t_rss" "$faad_cpu"
 read -r o_cpu o_rss < <(measure $(render overlap))
 row "playola render (two MP3 48k overlapping)" "$o_cpu" "$o_rss" "$mpg_cpu"
 echo "targets: MP3 ≤ 1.2× mpg123, M4A ≤ 1.2× faad, overlap ≤ 2.2× mpg123, RSS < 24 MiB"

@@ -8,41 +8,16 @@
 #   same PCM; pv runs inside each measured process tree (alsa-lib starts it), so both pay for it. The captures
 #   also show that each player really played the stream: the "tone s" column counts the seconds of 440 Hz.
 # Usage: bench/stream.sh [SECONDS]   (default 60 seconds of listening per case)
-#   SWIFT_SCRATCH=DIR builds into DIR (swift build --scratch-path) instead of .build.
+#   SWIFT_SCRATCH=DIR builds into DIR (swift build --scratch-path) instead of .build (bench/common.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
-script/setup --bench
-scratch=(); [[ -n "${SWIFT_SCRATCH:-}" ]] && scratch=(--scratch-path "$SWIFT_SCRATCH")
-swift build -c release --product playola --static-swift-stdlib "${scratch[@]}" >/dev/null
-playola=$(swift build -c release --product playola --static-swift-stdlib "${scratch[@]}" --show-bin-path)/playola
-work=bench/runs
-mkdir -p "$work"
-run=$(mktemp -d "$PWD/$work/stream.XXXXXX")
+. bench/common.sh
+bench_run_dir stream
+build_playola
 
-# The icecast harness ends when its standard input (this script's end of the coprocess pipe) closes.
-coproc HARNESS { exec python3 Tests/Support/icecast_harness.py --exit-on-stdin-eof 2>"$run/harness.log"; }
-harness_pid=$HARNESS_PID
+start_icecast
 trap 'kill "$harness_pid" 2>/dev/null || true; wait "$harness_pid" 2>/dev/null || true; rm -f "$run"/*.raw' EXIT
-read -r -t 60 -u "${HARNESS[0]}" ready || { echo "stream.sh: the icecast harness did not start:" >&2; cat "$run/harness.log" >&2; exit 1; }
-port=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["port"])' "$ready")
-url="http://127.0.0.1:$port/tone.mp3"
-
-alsa_conf() { # case rate: a PCM "bench" paced at rate, capturing into $run/case.raw
-  cat > "$run/$1.asound.conf" <<EOF
-pcm.bench {
-    type plug
-    slave { pcm "bench_paced"; format S16_LE; rate $2; channels 2 }
-}
-pcm.bench_paced {
-    type file
-    slave.pcm "null"
-    file "|exec pv -q -B $(($2 / 5)) -L $(($2 * 4)) > $run/$1.raw"
-    format "raw"
-}
-EOF
-  echo "/usr/share/alsa/alsa.conf:$run/$1.asound.conf"
-}
 
 playola_conf() { # case rate
   mkdir -p "$run/$1"
@@ -72,23 +47,6 @@ measure() { # case command...
   local status=0
   /usr/bin/time -o "$run/$1.time" -f "%U %S %M" env "${@:2}" >"$run/$1.out" 2>"$run/$1.log" || status=$?
   tail -n 1 "$run/$1.time" | awk -v s="$status" '{ printf "%.2f %d %d\n", $1 + $2, $3, s }'
-}
-
-# Seconds of the capture that hold the 440 Hz tone (left channel: zero crossings per second, and not quiet).
-tone_seconds() { # case rate
-  python3 - "$run/$1.raw" "$2" <<'PY'
-import array, sys
-samples = array.array("h")
-with open(sys.argv[1], "rb") as f:
-    samples.frombytes(f.read())
-rate, left = int(sys.argv[2]), samples[::2]
-good = 0
-for start in range(0, len(left) - rate + 1, rate):
-    second = left[start:start + rate]
-    crossings = sum(1 for a, b in zip(second, second[1:]) if a < 0 <= b)
-    good += 435 <= crossings <= 445 and max(second) > 1000
-print(good)
-PY
 }
 
 row() { # label cpu rss baseline_cpu tone_seconds (or "")

@@ -53,7 +53,7 @@ enum MP4Fuzzing {
 
 enum ADTSFuzzing {
     static func run(_ input: UnsafeRawBufferPointer) {
-        stream(input)
+        StreamFuzzing.decode(input, as: .aac)
         guard input.count >= 2 else { return }
         var bytes = Array(input)
         // An ADTS sync word (layer 0), keeping the input's MPEG-version and CRC bits.
@@ -61,17 +61,6 @@ enum ADTSFuzzing {
         bytes[1] = 0xF0 | (bytes[1] & 0x09)
         guard FileFuzzing.write(bytes) else { return }
         FileFuzzing.decode(seekTo: FileFuzzing.seekFrame(input))
-    }
-
-    /// The same bytes as a live stream that has ended: framed, resynced, decoded to the end.
-    static func stream(_ input: UnsafeRawBufferPointer) {
-        let buffer = StreamBuffer(capacity: max(1, input.count))
-        buffer.append(input)
-        buffer.finish()
-        guard let decoder = try? ADTSStreamDecoder(buffer: buffer, name: "fuzz"), (try? decoder.prepare()) == true else { return }
-        let output = UnsafeMutablePointer<Float>.allocate(capacity: 4096 * 2)
-        defer { output.deallocate() }
-        while let got = try? decoder.read(into: output, maxFrames: 4096), got > 0 {}
     }
 }
 

@@ -11,12 +11,18 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case adts
     /// The ICY metadata stripper of internet radio streams.
     case icy
+    /// Ogg streams: libogg's framing, the Vorbis and Opus headers and tags, the codecs.
+    case ogg
+    /// HLS: playlists, MPEG-TS and fragmented MP4 segments, ID3 tags.
+    case hls
 
     public func run(_ input: UnsafeRawBufferPointer) {
         switch self {
         case .mp4: MP4Fuzzing.run(input)
         case .adts: ADTSFuzzing.run(input)
         case .icy: ICYFuzzing.run(input)
+        case .ogg: OggFuzzing.run(input)
+        case .hls: HLSFuzzing.run(input)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import PlayolaEngine
 
 /// Whole lines straight to a file descriptor: no stdio buffering between the service and journald or a pipe.
 enum Console {
@@ -7,14 +8,6 @@ enum Console {
 
     private static func write(_ line: String, to fd: Int32) {
         var text = line + "\n"
-        text.withUTF8 { bytes in
-            var done = 0
-            while done < bytes.count {
-                let result = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
-                if result < 0 && errno == EINTR { continue }
-                guard result > 0 else { return }
-                done += result
-            }
-        }
+        text.withUTF8 { bytes in _ = try? FileDescriptor(rawValue: fd).writeAll(UnsafeRawBufferPointer(bytes)) }
     }
 }

@@ -8,13 +8,14 @@ enum RenderCommand {
         usage: playola render --schedule FILE.json --media DIR --from ISO8601 --duration SECONDS --out OUT.wav|null
                playola render --api URL --station-id ID [--cache DIR] [--cache-size BYTES]
                               --from ISO8601 --duration SECONDS --out OUT.wav|null
-               options: [--rate 48000|44100] [--format s16|s24|f32]
+               options: [--rate 48000|44100] [--format s16|s24|f32] [--bass DB] [--treble DB]
 
         Renders a Playola schedule as fast as the CPU allows, against a clock driven by the frames written.
         With --schedule, download URLs are resolved to files in DIR by their last path component
         (percent-decoded). With --api, the station's schedule comes from the Playola API and its files through
         the cache (default: /tmp/playola-render-cache, 256M); the clock waits for a file still downloading.
-        Prints what played when, and names each spin it had to drop and why.
+        Prints what played when, and names each spin it had to drop and why. --bass and --treble: the tone
+        controls (-12 to 12 dB) as the service applies them.
         """
 
     /// A week of audio: 29 billion frames at 48 kHz, far from Int64's limit, and a 116 GB WAV already.
@@ -27,7 +28,7 @@ enum RenderCommand {
     static func run(_ words: [String]) async throws -> Int32 {
         let arguments = try Arguments(
             words, valued: ["schedule", "media", "from", "duration", "out", "rate", "format", "api", "station-id",
-                            "cache", "cache-size"])
+                            "cache", "cache-size", "bass", "treble"])
         if arguments.flags.contains("help") {
             Console.out(help)
             return 0
@@ -65,9 +66,19 @@ enum RenderCommand {
             schedule: decoded.schedule, from: from, sink: sink,
             resolveFile: { spin in spin.audioBlock.downloadURL.map(media.file(for:)) },
             report: { event in Console.out(event.description) })
+        renderer.tone.set(bass: try toneGain(arguments, "bass"), treble: try toneGain(arguments, "treble"))
         try renderer.render(frames: Int64(duration * Double(rate)))
         try sink.drain()
         return 0
+    }
+
+    /// `--bass`/`--treble`: dB within the tone controls' range; 0 when not given.
+    static func toneGain(_ arguments: Arguments, _ name: String) throws(UsageError) -> Double {
+        guard let text = arguments.options[name] else { return 0 }
+        guard let dB = ConfigValue.decibels(text) else {
+            throw UsageError("--\(name): a gain in dB from \(Int(ToneControl.range.lowerBound)) to \(Int(ToneControl.range.upperBound)), not '\(text)'")
+        }
+        return dB
     }
 
     /// `--api`: a station from the Playola API, through the cache.

@@ -11,6 +11,7 @@ let usage = """
       next, previous           the next or previous configured station
       stop, pause, resume      stop; pause (an interruption); resume at the live position
       volume N                 volume in percent
+      bass, treble DB          tone controls in dB, -12 to 12 (0: flat)
                                each prints what now happens; --json prints the service's JSON answer
       check-config [FILE]      validate a config file without playing
       render                   render a schedule to a WAV file in virtual time (playola render --help)
@@ -38,7 +39,7 @@ do {
     case "render": exit(try await RenderCommand.run(Array(words.dropFirst())))
     case "run": exit(try await RunCommand.run(Array(words.dropFirst())))
     case "check-config": exit(CheckConfigCommand.run(Array(words.dropFirst())))
-    case "status", "play", "next", "previous", "stop", "pause", "resume", "volume", "audio-device":
+    case "status", "play", "next", "previous", "stop", "pause", "resume", "volume", "bass", "treble", "audio-device":
         if words.contains("--help") {
             Console.out(usage)
             exit(0)

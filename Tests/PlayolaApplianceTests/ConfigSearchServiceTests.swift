@@ -108,7 +108,7 @@ final class ConfigSearchServiceTests: XCTestCase {
         kill(pid, SIGHUP)
         try waitUntil("status shows the broken edit") { self.config(try service.status())["error"] != nil }
         let status = try service.status()
-        XCTAssertEqual(config(status)["error"] as? String, "\(boot):5: error: rate must be 48000 or 44100, not '12345'")
+        XCTAssertEqual(config(status)["error"] as? String, "\(boot):5: error: rate must be auto, 48000 or 44100, not '12345'")
         XCTAssertEqual(config(status)["usingLastGood"] as? Bool, true)
         usleep(1_000_000)
         // Volume 50 would be 0.016. (Not an exact level: the station's file may be crossfading into itself.)

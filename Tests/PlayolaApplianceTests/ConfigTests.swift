@@ -68,7 +68,7 @@ final class ConfigTests: XCTestCase {
              ["FILE:1: warning: unknown section [stations porch]; did you mean [station porch]?"]),
             ("[player]\nvolume = loud\n" + demo, ["FILE:2: error: volume must be a whole number from 0 to 100, not 'loud'"]),
             ("[player]\nvolume = 101\n" + demo, ["FILE:2: error: volume must be a whole number from 0 to 100, not '101'"]),
-            ("[player]\nrate = 96000\n" + demo, ["FILE:2: error: rate must be 48000 or 44100, not '96000'"]),
+            ("[player]\nrate = 96000\n" + demo, ["FILE:2: error: rate must be auto, 48000 or 44100, not '96000'"]),
             ("[player]\ndevice = hw:0\n" + demo,
              ["FILE:2: error: device 'hw:0' names a card by index; use hw:CARD=<name>,DEV=0 so it survives re-plugging"]),
             ("[player]\ndevice = plughw:1,3\n" + demo,
@@ -149,7 +149,7 @@ final class ConfigTests: XCTestCase {
         var expected = ApplianceConfig()
         expected.stations = [StationConfig(name: "demo", kind: .local(path: "/srv/demo"), line: 1)]
         XCTAssertEqual(config, expected)
-        XCTAssertEqual(expected.player, ApplianceConfig.Player(station: nil, device: "default", volume: 80, rate: 48000))
+        XCTAssertEqual(expected.player, ApplianceConfig.Player(station: nil, device: "default", volume: 80, rate: nil), "rate = auto is the default")
         XCTAssertEqual(expected.service.socket, "/run/playola/control.sock")
         XCTAssertEqual(expected.service.stateDir, "/var/lib/playola")
         XCTAssertEqual(expected.cache, ApplianceConfig.Cache(dir: "/var/cache/playola", size: 64 << 20))
@@ -159,6 +159,19 @@ final class ConfigTests: XCTestCase {
                                                  encoderAction: .volume, debounceMs: 30, longPressMs: 1000, activeLow: true))
         XCTAssertEqual(expected.log.level, .info)
         XCTAssertEqual(config?.firstBootStation?.name, "demo")
+    }
+
+    func testRateIsAutoUnlessForced() throws {
+        let (unset, _) = try load("[player]\nvolume = 50\n" + demo)
+        XCTAssertNil(unset?.player.rate, "auto is the default")
+        let (auto, autoLines) = try load("[player]\nrate = auto\n" + demo)
+        XCTAssertEqual(autoLines, [])
+        XCTAssertNotNil(auto)
+        XCTAssertNil(auto?.player.rate)
+        let (forced, _) = try load("[player]\nrate = 48000\n" + demo)
+        XCTAssertEqual(forced?.player.rate, 48000)
+        let (_, badLines) = try load("[player]\nrate = Auto\n" + demo)
+        XCTAssertEqual(badLines, ["FILE:2: error: rate must be auto, 48000 or 44100, not 'Auto'"])
     }
 
     func testValuesAreRead() throws {

@@ -19,7 +19,9 @@ final class HostileSpinServiceTests: XCTestCase {
         try zeroMediaTimescale(api.files + "/bad.m4a")
         // Airtimes around now, fixed after the files are made (ffmpeg takes its time on a loaded machine).
         let now = Date()
-        let spins = [("before", 600.0, -3.0, 9.0), ("bad", 750, 6, 5), ("after", 900, 11, 12)].map { id, _, from, seconds in
+        // Typed: Swift 6.0.3 cannot infer this mixed literal's element type in time.
+        let table: [(id: String, tone: Double, from: Double, seconds: Double)] = [("before", 600, -3, 9), ("bad", 750, 6, 5), ("after", 900, 11, 12)]
+        let spins = table.map { id, _, from, seconds in
             Spin(id: id, stationID: "hostile", airtime: now.addingTimeInterval(from), startingVolume: 1, fades: [],
                  audioBlock: AudioBlock(id: "b-" + id, title: id, artist: "Test", durationMS: Int(seconds * 1000),
                                         endOfMessageMS: Int(seconds * 1000), downloadURL: api.base + "/files/\(id).m4a"))

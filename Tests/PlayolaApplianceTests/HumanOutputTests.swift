@@ -12,6 +12,8 @@ final class HumanOutputTests: XCTestCase {
     static let known = alwaysThere.union(["lastError", "spin", "next", "reason", "progress", "stream"])
         // Added for issue 17's device, network and error-time lines (documented in the README).
         .union(["stationType", "deviceRate", "deviceFormat", "network", "lastErrorAt"])
+        // Issue 16's tone controls (documented in playola(1)).
+        .union(["bass", "treble"])
 
     func run(_ service: ServiceTests.Service, _ words: String...) throws -> PlayolaRun {
         try PlayolaRun(words + service.configArguments, environment: service.fullEnvironment)
@@ -251,7 +253,7 @@ final class StatusTextTests: XCTestCase {
         try JSONDecoder().decode(StatusReport.self, from: Data(json.utf8))
     }
 
-    static let common = #""ok":true,"device":"hw:0","deviceAvailable":false,"volume":70,"uptime":3725,"config":{"file":"/boot/firmware/playola.ini","lastGood":"/var/lib/playola/last-good.ini","usingLastGood":true,"error":"/boot/firmware/playola.ini:5: error: rate must be 48000 or 44100, not '12345'"},"cache":{"bytes":1572864,"budget":536870912,"files":3}"#
+    static let common = #""ok":true,"device":"hw:0","deviceAvailable":false,"volume":70,"uptime":3725,"config":{"file":"/boot/firmware/playola.ini","lastGood":"/var/lib/playola/last-good.ini","usingLastGood":true,"error":"/boot/firmware/playola.ini:5: error: rate must be auto, 48000 or 44100, not '12345'"},"cache":{"bytes":1572864,"budget":536870912,"files":3}"#
 
     func testPausedForALostDeviceWithTheConfigOnItsLastGoodCopy() throws {
         let paused = try report(#"{"# + Self.common + #","state":"paused","reason":"deviceLost","station":"porch","spin":{"title":"Song","artist":"Artist","airtime":"2026-11-30T20:00:00.000Z","position":83.4,"length":225},"next":{"title":"Other","artist":"Band","airtime":"2026-11-30T20:03:45.000Z","position":-141.6,"length":200}}"#)
@@ -264,7 +266,7 @@ final class StatusTextTests: XCTestCase {
             "Volume:  70%",
             "Cache:   1.5 MiB of 512.0 MiB (3 files)",
             "Config:  /boot/firmware/playola.ini has errors; running on the last good copy /var/lib/playola/last-good.ini",
-            "         /boot/firmware/playola.ini:5: error: rate must be 48000 or 44100, not '12345'",
+            "         /boot/firmware/playola.ini:5: error: rate must be auto, 48000 or 44100, not '12345'",
             "Uptime:  1:02:05",
         ])
         XCTAssertEqual(StatusText.outcome(of: .resume, paused), "Paused: porch (device lost)")

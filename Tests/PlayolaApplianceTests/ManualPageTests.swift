@@ -68,7 +68,7 @@ final class ManualPageTests: XCTestCase {
                 if !word.hasSuffix(",") { break }
             }
         }
-        XCTAssertEqual(Set(commands), ["run", "status", "play", "next", "previous", "stop", "pause", "resume", "volume",
+        XCTAssertEqual(Set(commands), ["run", "status", "play", "next", "previous", "stop", "pause", "resume", "volume", "bass", "treble",
                                        "check-config", "render", "version"], help)
         let source = try String(contentsOfFile: Self.repository + "/man/playola.1", encoding: .utf8)
         let text = try output("man", ["--warnings", "-l", Self.repository + "/man/playola.1"], environment: ["MANWIDTH": "200"])

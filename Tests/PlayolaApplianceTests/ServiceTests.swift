@@ -65,12 +65,18 @@ final class ServiceTests: XCTestCase {
         /// Where the service's log (standard error) goes.
         var logPath = "/dev/null"
 
-        func writeConfig(volume: Int) throws {
-            try """
+        /// `player`: more `[player]` lines.
+        func writeConfig(volume: Int, player: String = "") throws {
+            let stations = "[station low]\ntype = local\npath = \(folder)/low\n\n[station high]\ntype = local\npath = \(folder)/high\n"
+            try Self.ini(folder: folder, player: "station = low\ndevice = playola_test\nvolume = \(volume)\n\(player)",
+                         stations: stations + extraSections).write(toFile: config, atomically: true, encoding: .utf8)
+        }
+
+        /// A test INI: `player`'s lines, the service's socket and state and a 16M cache in `folder`, `stations`.
+        static func ini(folder: String, player: String, stations: String) -> String {
+            """
             [player]
-            station = low
-            device = playola_test
-            volume = \(volume)
+            \(player)
 
             [service]
             socket = \(folder)/control.sock
@@ -80,15 +86,8 @@ final class ServiceTests: XCTestCase {
             dir = \(folder)/cache
             size = 16M
 
-            [station low]
-            type = local
-            path = \(folder)/low
-
-            [station high]
-            type = local
-            path = \(folder)/high
-            \(extraSections)
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+            \(stations)
+            """
         }
 
         static func tone(_ frequency: Int, into path: String) throws {

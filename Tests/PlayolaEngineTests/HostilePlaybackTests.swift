@@ -27,23 +27,15 @@ final class HostilePlaybackTests: XCTestCase {
     }
 
     func rig(_ server: FakePlayola) throws -> Rig {
-        let http = HTTPClient()
-        var api = PlayolaAPI(baseURL: server.base, http: http)
-        api.retryDelays = [0.05, 0.1, 0.2]
-        let cache = try AudioCache(directory: Fixtures.temporaryDirectory("hostile-player-cache"), budgetBytes: 16 << 20)
         let sink = PacedSink()
-        let clock = ServerCorrectedClock()
-        let engine = LiveEngine(sink: sink, clock: clock)
-        engine.start()
-        let downloader = AudioDownloader(http: http, cache: cache, backoff: (0.1, 1))
-        let player = StationPlayer(api: api, downloader: downloader, engine: engine, clock: clock)
-        let rig = Rig(player: player, sink: sink, cache: cache, clock: clock)
-        addTeardownBlock {
-            await player.stop()
-            engine.shutdown()
-        }
+        let stack = PlayerStack(api: server.base, cache: try AudioCache(directory: Fixtures.temporaryDirectory("hostile-player-cache"), budgetBytes: 16 << 20),
+                                output: .sink(sink), retryDelays: [0.05, 0.1, 0.2],
+                                downloader: { AudioDownloader(http: $0, cache: $1, backoff: (0.1, 1)) })
+        stack.engine.start()
+        let rig = Rig(player: stack.player, sink: sink, cache: stack.cache, clock: stack.clock)
+        addTeardownBlock { await stack.shutdown() }
         Task {
-            for await event in player.events {
+            for await event in stack.player.events {
                 if case .notice(let text) = event { rig.notices.withLock { $0.append(text) } }
             }
         }
@@ -86,7 +78,7 @@ final class HostilePlaybackTests: XCTestCase {
             XCTAssertLessThan(rig.amplitude(600, secondsAgo: ago) + rig.amplitude(900, secondsAgo: ago), 0.01, "silence for the bad spin")
         }
         let state = await rig.player.state
-        guard case .playing(let spin) = state else { return XCTFail("\(state)") }
+        guard case .playing(.spin(let spin)) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "after")
         XCTAssertNil(rig.cache.lookup(badURL), "the bad file is not in the cache")
         XCTAssertFalse((try FileManager.default.contentsOfDirectory(atPath: rig.cache.directory)).contains { $0.hasPrefix(AudioCache.key(for: badURL).prefix(16)) })

@@ -71,25 +71,14 @@ final class HotplugTests: XCTestCase {
         let card = Card()
         if startUnplugged { card.fault.withLock { $0 = .unplugged } }
         let record = Record()
-        let http = HTTPClient()
-        let clock = ServerCorrectedClock()
-        let playerBox = Mutex<StationPlayer?>(nil)
-        let engine = LiveEngine(mixRate: 48000, openSink: card.open, clock: clock, probeInterval: 0.5, idleClose: idleClose, onDevice: { event in
-            record.deviceEvents.withLock { $0.append(event) }
-            guard let player = playerBox.withLock({ $0 }) else { return }
-            Task { await player.deviceChanged(event) }
-        })
-        let cache = try AudioCache(directory: Fixtures.temporaryDirectory("hotplug"), budgetBytes: 32 << 20)
-        let player = StationPlayer(api: PlayolaAPI(baseURL: server.base, http: http),
-                                   downloader: AudioDownloader(http: http, cache: cache), engine: engine, clock: clock)
-        playerBox.withLock { $0 = player }
+        let stack = PlayerStack(api: server.base, cache: try AudioCache(directory: Fixtures.temporaryDirectory("hotplug"), budgetBytes: 32 << 20),
+                                output: .device(rate: 48000, open: card.open, probeInterval: 0.5, idleClose: idleClose),
+                                onDevice: { event in record.deviceEvents.withLock { $0.append(event) } })
+        let (engine, player) = (stack.engine, stack.player)
         Task { for await event in player.events { if case .state(let state) = event { record.states.withLock { $0.append(state) } } } }
         engine.start()
         // A player left running keeps ticking in this process and would count against the next test's CPU.
-        addTeardownBlock {
-            await player.stop()
-            engine.shutdown()
-        }
+        addTeardownBlock { await stack.shutdown() }
         return Rig(card: card, player: player, engine: engine, record: record, server: server)
     }
 
@@ -123,8 +112,8 @@ final class HotplugTests: XCTestCase {
         rig.card.fault.withLock { $0 = .unplugged }
         try await Task.sleep(for: .seconds(0.5))
         let state = await rig.player.state
-        guard case .paused(let spin, .deviceLost) = state else { return XCTFail("\(state)") }
-        XCTAssertEqual(spin?.id, "first")
+        guard case .paused(.spin(let spin)?, .deviceLost) = state else { return XCTFail("\(state)") }
+        XCTAssertEqual(spin.id, "first")
         let cpuBefore = cpuSeconds()
         try await Task.sleep(for: .seconds(2.5))
         let cpuDuring = cpuSeconds() - cpuBefore
@@ -133,7 +122,7 @@ final class HotplugTests: XCTestCase {
         rig.card.fault.withLock { $0 = .none } // 3 s after it went: the schedule has moved on to the second spin
         try await Task.sleep(for: .seconds(1.2))
         let resumed = await rig.player.state
-        guard case .playing(let now) = resumed else { return XCTFail("\(resumed)") }
+        guard case .playing(.spin(let now)) = resumed else { return XCTFail("\(resumed)") }
         XCTAssertEqual(now.id, "second")
         XCTAssertGreaterThan(level(rig, 900), 0.2, "the live position: the second spin")
         XCTAssertLessThan(level(rig, 600), 0.001, "not the spin that was playing when the device went")
@@ -180,7 +169,7 @@ final class HotplugTests: XCTestCase {
         // The spin that would sound is ready: the state says paused for want of a device (it once stayed
         // `loading` for as long as the device was missing).
         let waiting = await rig.player.state
-        guard case .paused(let spin?, .noDevice) = waiting else { return XCTFail("\(waiting)") }
+        guard case .paused(.spin(let spin)?, .noDevice) = waiting else { return XCTFail("\(waiting)") }
         XCTAssertEqual(spin.id, "first")
         XCTAssertNil(rig.engine.outputFormat, "no device, no negotiated format")
         rig.card.fault.withLock { $0 = .none }

@@ -91,7 +91,7 @@ final class ListeningSessionTests: XCTestCase {
         let requests = try sessionRequests(server)
         XCTAssertEqual(requests.map(\.auth), ["Bearer stale", "Bearer fresh"])
         XCTAssertEqual(requests.map(\.status), [401, 200])
-        XCTAssertEqual(reports.all.first?.outcome, "ok")
+        XCTAssertEqual(reports.all.first?.outcome, ListeningSessionReporter.Outcome.ok)
     }
 
     func testAPersistent401GivesUpAfterThreeRefreshes() async throws {
@@ -104,6 +104,6 @@ final class ListeningSessionTests: XCTestCase {
         await sessions.flush()
         let requests = try sessionRequests(server)
         XCTAssertEqual(requests.map(\.status), [401, 401, 401, 401], "4 requests, 3 refreshes, no /end for a session that never started")
-        XCTAssertEqual(reports.all.first?.outcome, "unauthorized (token refresh limit reached)")
+        XCTAssertEqual(reports.all.first?.outcome, ListeningSessionReporter.Outcome.failed("unauthorized (token refresh limit reached)"))
     }
 }

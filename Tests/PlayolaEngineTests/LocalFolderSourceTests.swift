@@ -29,6 +29,42 @@ final class LocalFolderSourceTests: XCTestCase {
         XCTAssertEqual(spins.first { $0.id == playing.id }?.airtime, playing.airtime)
     }
 
+    /// Each track shows its own tags, whatever the format: ID3v2.3, ID3v2.4, ID3v1 only (MP3), the MP4 item
+    /// list, Vorbis comments (Ogg Vorbis, Ogg Opus, FLAC); a file without tags shows its name.
+    func testTracksAreNamedByTheirTagsOrElseTheirFileName() async throws {
+        let folder = Fixtures.temporaryDirectory("tags")
+        let wave = "0.25*sin(2*PI*440*t)"
+        let files: [(name: String, codec: [String], tagged: Bool)] = [
+            ("1.mp3", ["-c:a", "libmp3lame", "-id3v2_version", "3"], true),
+            ("2.mp3", ["-c:a", "libmp3lame", "-id3v2_version", "4"], true),
+            ("3.mp3", ["-c:a", "libmp3lame", "-write_id3v1", "1"], true),  // its ID3v2 tag is cut off below
+            ("4.m4a", ["-c:a", "aac"], true),
+            ("5.ogg", ["-c:a", "libvorbis"], true),
+            ("6.opus", ["-c:a", "libopus", "-ar", "48000"], true),
+            ("7.flac", ["-c:a", "flac"], true),
+            ("8 untagged.mp3", ["-c:a", "libmp3lame", "-id3v2_version", "0"], false),
+        ]
+        for file in files {
+            let number = file.name.prefix(1)
+            let tags = file.tagged ? ["-metadata", "title=Song \(number) é", "-metadata", "artist=Band \(number)"] : []
+            try Fixtures.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "aevalsrc=\(wave)|\(wave):s=44100:d=5"]
+                             + file.codec + tags + [folder + "/" + file.name])
+        }
+        // ID3v1 only: ffmpeg writes none without an ID3v2 tag, so the ID3v2 tag (its syncsafe size) is cut off.
+        let withBoth = try Data(contentsOf: URL(fileURLWithPath: folder + "/3.mp3"))
+        XCTAssertEqual(withBoth.prefix(3), Data("ID3".utf8))
+        let tagLength = 10 + withBoth[6...9].reduce(0) { $0 << 7 | Int($1) }
+        try withBoth.dropFirst(tagLength).write(to: URL(fileURLWithPath: folder + "/3.mp3"))
+        let source = LocalFolderSource(stationID: "tags", path: folder, clock: ManualClock(PlayolaDate.parse("2026-01-01T12:00:00Z")!))
+        let spins = try await source.fetchSchedule(retrying: false).schedule.spins
+        var shown: [String: String] = [:]
+        for spin in spins { shown[spin.audioBlock.id] = spin.audioBlock.artist + " / " + spin.audioBlock.title }
+        for file in files {
+            let number = file.name.prefix(1)
+            XCTAssertEqual(shown[file.name], file.tagged ? "Band \(number) / Song \(number) é" : " / 8 untagged", file.name)
+        }
+    }
+
     func testAnEmptyFolderIsAClearError() async throws {
         let folder = Fixtures.temporaryDirectory("empty")
         do {

@@ -41,20 +41,14 @@ final class StationPlayerTests: XCTestCase {
         }
         try server.serve(station: station, spins: served)
         if !faults.isEmpty { try server.fault(faults) }
-        let http = HTTPClient()
-        var api = PlayolaAPI(baseURL: apiBase ?? server.base, http: http)
-        api.retryDelays = [0.05, 0.1, 0.2]
-        let cache = try AudioCache(directory: Fixtures.temporaryDirectory("player-cache"), budgetBytes: cacheBudget)
         let sink = PacedSink()
-        let clock = ServerCorrectedClock()
-        let engine = LiveEngine(sink: sink, clock: clock)
-        engine.start()
-        let player = StationPlayer(api: api, downloader: AudioDownloader(http: http, cache: cache, backoff: (0.1, 1)), engine: engine, clock: clock)
+        let parts = PlayerStack(api: apiBase ?? server.base, cache: try AudioCache(directory: Fixtures.temporaryDirectory("player-cache"), budgetBytes: cacheBudget),
+                                output: .sink(sink), retryDelays: [0.05, 0.1, 0.2],
+                                downloader: { AudioDownloader(http: $0, cache: $1, backoff: (0.1, 1)) })
+        parts.engine.start()
+        let (player, engine) = (parts.player, parts.engine)
         let stack = Stack(server: server, player: player, sink: sink, engine: engine)
-        addTeardownBlock {
-            await player.stop() // its loop would otherwise tick on for the rest of the test process
-            engine.shutdown()
-        }
+        addTeardownBlock { await parts.shutdown() } // the player's loop would otherwise tick on for the rest of the test process
         Task {
             // The one consumer of the player's events (an AsyncStream has one).
             for await event in player.events {
@@ -78,7 +72,7 @@ final class StationPlayerTests: XCTestCase {
         await stack.player.play(stationID: "live")
         try await Task.sleep(for: .seconds(1.5))
         let state = await stack.player.state
-        guard case .playing(let spin) = state else { return XCTFail("\(state)") }
+        guard case .playing(.spin(let spin)) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "now")
         XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.3), 0.2, "the current spin is joined mid-song")
         try await Task.sleep(for: .seconds(2.5))
@@ -132,7 +126,7 @@ final class StationPlayerTests: XCTestCase {
             if case .playing = state { break }
             try await Task.sleep(for: .milliseconds(200))
         }
-        guard case .playing(let spin) = state else { return XCTFail("\(state)") }
+        guard case .playing(.spin(let spin)) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "now")
         XCTAssertLessThan(Date().timeIntervalSince(since), 7, "the retry comes within 5 s")
         XCTAssertFalse(stack.states.withLock { $0 }.contains { if case .error = $0 { true } else { false } }, "\(stack.states.withLock { $0 })")
@@ -155,7 +149,7 @@ final class StationPlayerTests: XCTestCase {
         await stack.player.play(stationID: "shift", at: Date().addingTimeInterval(-3600))
         try await Task.sleep(for: .seconds(1.5))
         let state = await stack.player.state
-        guard case .playing(let spin) = state else { return XCTFail("\(state)") }
+        guard case .playing(.spin(let spin)) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "hour-ago")
         XCTAssertGreaterThan(amplitude(stack, 700, secondsAgo: 0.3), 0.2)
         XCTAssertLessThan(amplitude(stack, 1000, secondsAgo: 0.3), 0.001)
@@ -168,8 +162,8 @@ final class StationPlayerTests: XCTestCase {
         await stack.player.pauseForInterruption(.interruption)
         try await Task.sleep(for: .seconds(0.6))
         let state = await stack.player.state
-        guard case .paused(let spin, .interruption) = state else { return XCTFail("\(state)") }
-        XCTAssertEqual(spin?.id, "now")
+        guard case .paused(.spin(let spin)?, .interruption) = state else { return XCTFail("\(state)") }
+        XCTAssertEqual(spin.id, "now")
         XCTAssertLessThan(amplitude(stack, 600, secondsAgo: 0.15), 0.001, "silence while paused")
         await stack.player.resumeAfterInterruption()
         try await Task.sleep(for: .seconds(1.2))
@@ -187,7 +181,7 @@ final class StationPlayerTests: XCTestCase {
         await stack.player.play(stationID: "s")
         try await Task.sleep(for: .seconds(1.5))
         let state = await stack.player.state
-        guard case .playing(let spin) = state else { return XCTFail("\(state)") }
+        guard case .playing(.spin(let spin)) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "server-now")
         XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.3), 0.2)
         // The server's `Date` has whole seconds: the difference is known to within one.
@@ -217,7 +211,7 @@ final class StationPlayerTests: XCTestCase {
         try stack.server.fault([["match": "/schedule", "action": ["status": 503], "times": -1]])
         try await Task.sleep(for: .seconds(3)) // past the next spin's start, which triggers a refresh
         let state = await stack.player.state
-        guard case .playing(let spin) = state else { return XCTFail("\(state)") }
+        guard case .playing(.spin(let spin)) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "next")
         XCTAssertGreaterThan(amplitude(stack, 900, secondsAgo: 0.3), 0.2)
         XCTAssertEqual(try stack.server.requests(matching: "/schedule").last?["status"] as? Int, 503, "the refresh was tried and failed")
@@ -233,7 +227,7 @@ final class StationPlayerTests: XCTestCase {
         await stack.player.play(stationID: "s")
         try await Task.sleep(for: .seconds(2))
         let state = await stack.player.state
-        guard case .playing(let spin) = state else { return XCTFail("\(state)") }
+        guard case .playing(.spin(let spin)) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "cut")
         XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.3), 0.2, "the resumed download plays")
         let cut = try stack.server.requests(matching: "/files/cut")

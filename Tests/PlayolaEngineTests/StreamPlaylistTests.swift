@@ -50,6 +50,21 @@ final class StreamPlaylistTests: XCTestCase {
         }
     }
 
+    /// The connection (which stops reading audio at a playlist's Content-Type) and the parser read the same list
+    /// of types: each type the connection takes for a playlist, the parser reads as one, without a header or an extension.
+    func testEveryPlaylistTypeIsReadAsAPlaylist() throws {
+        let bare = "http://a.example.com/live.mp3"
+        for type in ["audio/x-scpls", "application/pls+xml"] {
+            XCTAssertTrue(StreamPlaylist.isPlaylist(contentType: type))
+            XCTAssertEqual(try StreamPlaylist.entries(body: "File1=\(bare)\n", contentType: type, url: "http://x.example.com/live"), [bare], type)
+        }
+        for type in ["audio/mpegurl", "audio/x-mpegurl", "application/vnd.apple.mpegurl", "Application/X-MpegURL; charset=utf-8"] {
+            XCTAssertTrue(StreamPlaylist.isPlaylist(contentType: type))
+            XCTAssertEqual(try StreamPlaylist.entries(body: bare, contentType: type, url: "http://x.example.com/live"), [bare], type)
+        }
+        XCTAssertFalse(StreamPlaylist.isPlaylist(contentType: "audio/mpeg"))
+    }
+
     func testAudioIsNotAPlaylist() throws {
         XCTAssertNil(try StreamPlaylist.entries(body: "ID3\u{4}", contentType: "audio/mpeg", url: "http://x.example.com/live"))
         XCTAssertNil(try StreamPlaylist.entries(body: "OggS", contentType: nil, url: "http://x.example.com/live.ogg"))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A real icecast2 on 127.0.0.1, fed by ffmpeg source clients, for tests and benchmarks of streams.
 
-Usage: python3 Tests/Support/icecast_harness.py [--port 0] [--mp3 FILE] [--aac FILE]
+Usage: python3 Tests/Support/icecast_harness.py [--port 0] [--mp3 FILE] [--aac FILE] [--ogg]
            [--titles "A - One|B - Two"] [--title-seconds 4] [--fixture-seconds 60]
            [--exit-on-stdin-eof] [--keep]
 
@@ -12,6 +12,13 @@ ffmpeg source clients looping the fixtures in real time (-re -stream_loop -1 -c 
   /tone.aac  audio/aac   --aac FILE, or generated: 880 Hz sine, AAC-LC in ADTS, 96 kbps, 44.1 kHz stereo
 (generated fixtures last --fixture-seconds, default 60: at every loop the codecs' priming and padding
 make a gap of a few tens of ms; pick it longer than a test listens to hear no loop).
+With --ogg, two more mounts, whose titles change as an Ogg source changes them: by starting a new logical
+stream (a chain link) whose Vorbis comments (ARTIST, TITLE: the title split at " - ") name it:
+  /tone.ogg   application/ogg  Vorbis q6, 44.1 kHz stereo, a 700 Hz sine
+  /tone.opus  application/ogg  Opus 160 kbps, 48 kHz stereo, a 1000 Hz sine
+one link a title, each --title-seconds long (a whole number of the tone's periods, so one link's sine runs
+on into the next's), amplitude 0.25, no fades, encoded by ffmpeg; the harness itself is their source
+client (PUT, as icecast 2.4's own clients do), sending each page when its granule position falls due.
 Once both mounts answer, it sets the first title on each mount in order through icecast's admin API
 (/admin/metadata?mode=updinfo&song=...&charset=UTF-8), then prints exactly one JSON line to stdout:
   {"port": N, "mounts": ["/tone.mp3", "/tone.aac"], "titles": [...], "title_seconds": S,
@@ -35,6 +42,11 @@ import urllib.error, urllib.parse, urllib.request
 MOUNTS = ("/tone.mp3", "/tone.aac")
 CONTENT_TYPES = {"/tone.mp3": "audio/mpeg", "/tone.aac": "audio/aac"}
 MUXERS = {"/tone.mp3": ["-f", "mp3"], "/tone.aac": ["-f", "adts"]}
+# mount: (codec arguments, sample rate, tone Hz)
+OGG_MOUNTS = {
+    "/tone.ogg": (["-c:a", "libvorbis", "-q:a", "6"], 44100, 700),
+    "/tone.opus": (["-c:a", "libopus", "-b:a", "160k"], 48000, 1000),
+}
 
 
 def log(message):
@@ -59,6 +71,20 @@ def make_fixture(mount, path, seconds):
                     *codec, path], check=True, stdin=subprocess.DEVNULL)
 
 
+def ogg_pages(data):
+    """The pages of an Ogg file as (granule position, bytes), in order."""
+    pages, at = [], 0
+    while at + 27 <= len(data):
+        if data[at:at + 4] != b"OggS":
+            raise ValueError(f"no Ogg page at byte {at}")
+        granule = int.from_bytes(data[at + 6:at + 14], "little", signed=True)
+        segments = data[at + 26]
+        end = at + 27 + segments + sum(data[at + 27:at + 27 + segments])
+        pages.append((granule, data[at:end]))
+        at = end
+    return pages
+
+
 def service_account():
     """(uid, gid, user, group) icecast runs as when we are root."""
     for user, group in (("icecast2", "icecast"), ("nobody", "nogroup")):
@@ -69,12 +95,12 @@ def service_account():
     raise SystemExit("icecast_harness: no icecast2 or nobody account to run icecast2 as")
 
 
-def config(directory, port, source_password, admin_password):
+def config(directory, port, source_password, admin_password, all_mounts):
     mounts = "".join(f"""
   <mount type="normal">
     <mount-name>{m}</mount-name>
     <charset>UTF-8</charset>
-  </mount>""" for m in MOUNTS)
+  </mount>""" for m in all_mounts)
     return f"""<icecast>
   <location>Playola tests</location>
   <admin>tests@localhost</admin>
@@ -129,6 +155,8 @@ class Harness:
         self.source_password, self.admin_password = secrets.token_hex(8), secrets.token_hex(8)
         self.titles = [t for t in args.titles.split("|") if t] if args.titles else []
         self.icecast, self.sources, self.pgid = None, {}, None
+        self.mounts = MOUNTS + (tuple(OGG_MOUNTS) if args.ogg else ())
+        self.ogg_failure = None
 
     def tail(self, name, lines=5):
         try:
@@ -161,7 +189,7 @@ class Harness:
         self.fixtures = fixtures
         conf = os.path.join(self.dir, "icecast.xml")
         with open(conf, "w") as f:
-            f.write(config(self.dir, self.port, self.source_password, self.admin_password))
+            f.write(config(self.dir, self.port, self.source_password, self.admin_password, self.mounts))
         if os.geteuid() == 0:  # icecast runs as its own account: it needs the directory for its logs
             uid, gid, _, _ = service_account()
             for name in [self.dir] + [os.path.join(self.dir, n) for n in os.listdir(self.dir)]:
@@ -176,7 +204,11 @@ class Harness:
                  "-ice_name", f"Playola test {mount[6:].upper()}", "-ice_genre", "Test",
                  "-ice_description", f"{mount} from {os.path.basename(fixtures[mount])}",
                  *MUXERS[mount], url], f"ffmpeg-{mount[6:]}.log")
-        self.wait_for(self.mounts_up, 20, "both mounts to answer")
+        if self.args.ogg:
+            for mount, (codec, rate, tone) in OGG_MOUNTS.items():
+                links = [self.make_ogg_link(mount, i, title, codec, rate, tone) for i, title in enumerate(self.titles or ["Tone"])]
+                threading.Thread(target=self.feed_ogg, args=(mount, links), daemon=True).start()
+        self.wait_for(self.mounts_up, 20, "every mount to answer")
         if self.titles:
             self.set_title(self.titles[0])
 
@@ -197,6 +229,8 @@ class Harness:
                 if source.poll() is not None:
                     raise SystemExit(f"icecast_harness: the ffmpeg source of {mount} exited: "
                                      f"{self.tail('ffmpeg-' + mount[6:] + '.log')}")
+            if self.ogg_failure:
+                raise SystemExit(f"icecast_harness: {self.ogg_failure}")
             if predicate():
                 return
             time.sleep(0.1)
@@ -211,9 +245,9 @@ class Harness:
         if isinstance(sources, dict):  # one source is an object, not a list
             sources = [sources]
         listed = {urllib.parse.urlsplit(s.get("listenurl", "")).path for s in sources}
-        if not set(MOUNTS) <= listed:
+        if not set(self.mounts) <= listed:
             return False
-        for mount in MOUNTS:  # and each mount really gives audio
+        for mount in self.mounts:  # and each mount really gives audio
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{mount}", timeout=2) as r:
                     if r.status != 200 or not r.read(1024):
@@ -237,6 +271,43 @@ class Harness:
             except OSError as e:
                 log(f"setting the title of {mount} to {title!r}: {e}")
 
+    def make_ogg_link(self, mount, index, title, codec, rate, tone):
+        """One chain link: --title-seconds of the tone, tagged with the title, as (pages, rate)."""
+        path = os.path.join(self.dir, f"link-{index}{os.path.splitext(mount)[1]}")
+        artist, _, song = title.rpartition(" - ")
+        tags = ["-metadata", f"title={song or title}"] + (["-metadata", f"artist={artist}"] if artist else [])
+        wave = f"0.25*sin(2*PI*{tone}*t)"
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                        f"aevalsrc={wave}|{wave}:s={rate}:d={self.args.title_seconds}", *codec, *tags, "-f", "ogg", path],
+                       check=True, stdin=subprocess.DEVNULL)
+        with open(path, "rb") as f:
+            return ogg_pages(f.read()), (48000 if "opus" in mount else rate)
+
+    def feed_ogg(self, mount, links):
+        """The source client of an Ogg mount: the links in turn, forever, each page sent when due."""
+        try:
+            sock = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+            auth = base64.b64encode(f"source:{self.source_password}".encode()).decode()
+            sock.sendall((f"PUT {mount} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nAuthorization: Basic {auth}\r\n"
+                          f"Content-Type: application/ogg\r\nIce-Name: Playola test {mount[6:].upper()}\r\n"
+                          f"Ice-Public: 0\r\n\r\n").encode())
+            reply = sock.recv(4096).decode(errors="replace")
+            if not reply.startswith("HTTP/1.") or " 200 " not in reply.split("\r\n", 1)[0]:
+                raise OSError(f"icecast refused the source of {mount}: {reply.splitlines()[:1]}")
+            start, offset = time.monotonic(), 0.0
+            while not self.stop.is_set():
+                for pages, rate in links:
+                    for granule, page in pages:
+                        due = start + offset + max(granule, 0) / rate - 1.0  # a second ahead, as a source's buffer
+                        if self.stop.wait(max(0.0, due - time.monotonic())):
+                            return
+                        sock.sendall(page)
+                    offset += self.args.title_seconds
+        except OSError as e:
+            if not self.stop.is_set():
+                self.ogg_failure = f"the source of {mount}: {e}"
+                log(self.ogg_failure)
+
     def rotate_titles(self):
         i = 0
         while not self.stop.wait(self.args.title_seconds):
@@ -244,7 +315,7 @@ class Harness:
             self.set_title(self.titles[i])
 
     def ready_line(self):
-        return json.dumps({"port": self.port, "mounts": list(MOUNTS), "titles": self.titles,
+        return json.dumps({"port": self.port, "mounts": list(self.mounts), "titles": self.titles,
                            "title_seconds": self.args.title_seconds,
                            "admin": {"user": "admin", "password": self.admin_password},
                            "source_password": self.source_password, "dir": self.dir, "fixtures": self.fixtures})
@@ -286,6 +357,7 @@ def main():
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--mp3", help="MP3 fixture for /tone.mp3 (default: a generated 440 Hz sine)")
     ap.add_argument("--aac", help="AAC ADTS fixture for /tone.aac (default: a generated 880 Hz sine)")
+    ap.add_argument("--ogg", action="store_true", help="add the Ogg Vorbis and Opus mounts, their titles as chain links")
     ap.add_argument("--titles", default="Artist One - Song One|Artist Two - Song Two|Artist Three - Song Three")
     ap.add_argument("--title-seconds", type=float, default=4.0)
     ap.add_argument("--fixture-seconds", type=int, default=60)

@@ -16,10 +16,13 @@ struct ApplianceConfig: Sendable, Equatable {
         var device = "default"
         /// Percent, 0...100.
         var volume = 80
-        /// 48000 or 44100.
-        var rate = 48000
+        /// 48000 or 44100; nil is `auto`: the device's rate of the two, 44.1 kHz first (`Output.mixRate`).
+        var rate: Int? = nil
         /// Seconds of silence (stopped, paused) after which the device is closed; nil: never.
         var idleClose: Double? = 600
+        /// Tone controls in dB, `ToneControl.range`; 0 is flat (and costs nothing).
+        var bass = 0.0
+        var treble = 0.0
     }
 
     struct Service: Sendable, Equatable {
@@ -132,17 +135,10 @@ enum TokenFile {
     struct Problem: Error { var reason: String }
 
     private static func contents(_ path: String) -> Result<String?, Problem> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return .success(nil) }
-        defer { close(fd) }
+        guard let file = try? FileDescriptor.open(path, O_RDONLY | O_NONBLOCK) else { return .success(nil) }
+        defer { file.close() }
         var bytes = [UInt8](repeating: 0, count: maximumSize)
-        var count = 0
-        while count < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { break }
-            count += got
-        }
+        let count = bytes.withUnsafeMutableBytes { (try? file.readFully(into: $0)) ?? 0 }
         return check(String(decoding: bytes[0..<count], as: UTF8.self))
     }
 

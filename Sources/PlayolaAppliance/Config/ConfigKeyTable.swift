@@ -34,10 +34,12 @@ extension ConfigValidator {
             }
         },
         ConfigKey("rate") { validator, entry in
-            if let rate = ConfigValue.wholeNumber(Substring(entry.value)), rate == 48000 || rate == 44100 {
+            if entry.value == "auto" {
+                validator.config.player.rate = nil
+            } else if let rate = ConfigValue.wholeNumber(Substring(entry.value)), rate == 48000 || rate == 44100 {
                 validator.config.player.rate = rate
             } else {
-                validator.error("rate must be 48000 or 44100, not '\(entry.value)'", entry.line)
+                validator.error("rate must be auto, 48000 or 44100, not '\(entry.value)'", entry.line)
             }
         },
         ConfigKey("idle_close") { validator, entry in
@@ -51,6 +53,12 @@ extension ConfigValidator {
                 validator.error("idle_close must be a duration like 10m, 90s or 1h up to "
                                 + "\(DurationText.describe(ApplianceConfig.maximumIdleClose)), or never, not '\(entry.value)'", entry.line)
             }
+        },
+        ConfigKey("bass") { validator, entry in
+            if let dB = validator.decibels(entry) { validator.config.player.bass = dB }
+        },
+        ConfigKey("treble") { validator, entry in
+            if let dB = validator.decibels(entry) { validator.config.player.treble = dB }
         },
     ]
 

@@ -1,4 +1,5 @@
 import Glibc
+import PlayolaEngine
 
 /// Which INI the appliance reads: the one answer shared by `playola run`, `check-config` and the clients,
 /// so they never disagree about the socket or the stations.
@@ -29,7 +30,7 @@ enum ConfigLocation {
                 return resolution
             }
             if errno != ENOENT && errno != ENOTDIR {
-                resolution.unreachable.append((path, String(cString: strerror(errno))))
+                resolution.unreachable.append((path, Errno.current.description))
             }
         }
         return resolution

@@ -1,4 +1,5 @@
 import Glibc
+import PlayolaEngine
 
 extension ApplianceConfig {
     /// Reads and checks the config file at `path`. `config` is nil when any diagnostic is an error; warnings
@@ -197,7 +198,7 @@ struct ConfigValidator {
             // Not an error: the token may be provisioned after the config, and it is read again before each use.
             warning("token file \(path) does not exist; listening sessions are not reported without a token", entry.line)
         case nil:
-            warning("token file \(path): \(String(cString: strerror(errno)))", entry.line)
+            warning("token file \(path): \(Errno.current)", entry.line)
         }
         if let problem = TokenFile.problem(path) {
             warning("token file \(path) \(problem): listening sessions are not reported until it is fixed", entry.line)
@@ -399,8 +400,26 @@ struct ConfigValidator {
     }
 }
 
+extension ConfigValidator {
+    /// A tone control's gain: dB within `ToneControl.range`, else an error naming the key and the range.
+    mutating func decibels(_ entry: INIEntry) -> Double? {
+        if let dB = ConfigValue.decibels(entry.value) { return dB }
+        error("\(entry.key) must be a gain in dB from \(Int(ToneControl.range.lowerBound)) to \(Int(ToneControl.range.upperBound)), such as 3 or -4.5, not '\(entry.value)'", entry.line)
+        return nil
+    }
+}
+
 /// How config values are spelled.
 enum ConfigValue {
+    /// `3`, `-4.5`, `+2`: decibels within `ToneControl.range` (plain digits: no exponent, no "inf").
+    static func decibels(_ text: String) -> Double? {
+        let unsigned = text.hasPrefix("-") || text.hasPrefix("+") ? text.dropFirst() : Substring(text)
+        let parts = unsigned.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), wholeNumber(parts[0]) != nil, parts.count == 1 || wholeNumber(parts[1]) != nil,
+              let dB = Double(text), ToneControl.range.contains(dB) else { return nil }
+        return dB
+    }
+
     /// `64M`: bytes with an optional binary k, M or G suffix.
     static func byteSize(_ text: String) -> Int64? {
         let units: [Character: Int64] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]

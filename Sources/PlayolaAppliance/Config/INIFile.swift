@@ -1,5 +1,6 @@
 import CINIH
 import Glibc
+import PlayolaEngine
 
 /// One `key = value` line.
 struct INIEntry: Sendable, Equatable {
@@ -66,7 +67,7 @@ struct INIFile: Sendable, Equatable {
         let firstError = [result > 0 ? ConfigError.syntax(line: Int(result)) : nil, feeder.firstTooLong]
             .compactMap { $0 }.min { $0.line < $1.line }
         if let firstError { throw firstError }
-        if result < 0 { throw ConfigError.unreadable(reason: String(cString: strerror(ENOMEM))) }
+        if result < 0 { throw ConfigError.unreadable(reason: Errno(ENOMEM).description) }
         return feeder.file
     }
 
@@ -77,7 +78,7 @@ struct INIFile: Sendable, Equatable {
     static func read(_ path: String) throws(ConfigError) -> [UInt8] {
         switch WholeFile.read(path, limit: maximumSize) {
         case .success(let data): return [UInt8](data)
-        case .failure(.missing): throw .unreadable(reason: String(cString: strerror(ENOENT)))
+        case .failure(.missing): throw .unreadable(reason: Errno(ENOENT).description)
         case .failure(.unreadable(let reason)): throw .unreadable(reason: reason)
         case .failure(.tooLarge(let limit)): throw .tooLarge(limit: limit)
         }

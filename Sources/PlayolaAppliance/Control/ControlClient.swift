@@ -101,31 +101,32 @@ enum ControlClient {
     static func exchange(_ line: String, socketPath: String, timeout: Double) throws(Failure) -> String {
         let deadline = monotonicSeconds() + timeout
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw .unreachable(path: socketPath, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw .unreachable(path: socketPath, reason: Errno.current.description) }
         defer { close(fd) }
         try connect(fd, socketPath, deadline: deadline, timeout: timeout)
         let request = Array((line + "\n").utf8)
         var sent = 0
         while sent < request.count {
             try wait(fd, for: POLLOUT, until: deadline, timeout: timeout, stage: "sending to", path: socketPath)
-            let count = request.withUnsafeBytes { send(fd, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL)) }
-            if count < 0 {
-                if errno == EAGAIN || errno == EINTR { continue }
-                throw .broken(path: socketPath, reason: "sending: \(String(cString: strerror(errno)))")
+            do {
+                sent += try retryOnInterrupt { request.withUnsafeBytes { send(fd, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL)) } }
+            } catch {
+                guard error == .wouldBlock else { throw .broken(path: socketPath, reason: "sending: \(error)") }
             }
-            sent += count
         }
         shutdown(fd, Int32(SHUT_WR))
         var answer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             try wait(fd, for: POLLIN, until: deadline, timeout: timeout, stage: "waiting for an answer from", path: socketPath)
-            let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if got == 0 { break }
-            if got < 0 {
-                if errno == EAGAIN || errno == EINTR { continue }
-                throw .broken(path: socketPath, reason: "reading: \(String(cString: strerror(errno)))")
+            let got: Int
+            do {
+                got = try retryOnInterrupt { chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } }
+            } catch {
+                guard error == .wouldBlock else { throw .broken(path: socketPath, reason: "reading: \(error)") }
+                continue
             }
+            if got == 0 { break }
             answer += chunk[0..<got]
             guard answer.count <= maximumAnswer else { throw .broken(path: socketPath, reason: "an answer of more than \(maximumAnswer) bytes") }
         }
@@ -136,28 +137,25 @@ enum ControlClient {
 
     /// A non-blocking connect; a full listen backlog (EAGAIN on a Unix socket) is retried until the deadline.
     private static func connect(_ fd: Int32, _ path: String, deadline: Double, timeout: Double) throws(Failure) {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        guard path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        guard let address = UnixSocketAddress(path: path) else {
             throw .unreachable(path: path, reason: "the path is too long for a Unix socket")
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
         while true {
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            let failure: Errno
+            do {
+                _ = try retryOnInterrupt { address.withSockaddr { Glibc.connect(fd, $0, $1) } }
+                return
+            } catch {
+                failure = error
             }
-            if result == 0 { return }
-            switch errno {
-            case EINTR: continue
+            switch failure.rawValue {
             case EINPROGRESS:
                 return try wait(fd, for: POLLOUT, until: deadline, timeout: timeout, stage: "connecting to", path: path)
             case EAGAIN:
                 guard monotonicSeconds() < deadline else { throw .timedOut(path: path, seconds: timeout, stage: "connecting to") }
                 usleep(20_000)
             default:
-                throw .unreachable(path: path, reason: String(cString: strerror(errno)))
+                throw .unreachable(path: path, reason: failure.description)
             }
         }
     }
@@ -167,9 +165,10 @@ enum ControlClient {
             let left = deadline - monotonicSeconds()
             guard left > 0 else { throw .timedOut(path: path, seconds: timeout, stage: stage) }
             var entry = pollfd(fd: fd, events: Int16(event), revents: 0)
+            // Not retryOnInterrupt: after a signal the loop waits only for what is left of the timeout.
             let ready = poll(&entry, 1, Int32(left * 1000) + 1)
             if ready > 0 { return }
-            if ready < 0 && errno != EINTR { throw .broken(path: path, reason: String(cString: strerror(errno))) }
+            if ready < 0, Errno.current != .interrupted { throw .broken(path: path, reason: Errno.current.description) }
         }
     }
 }

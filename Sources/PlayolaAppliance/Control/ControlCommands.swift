@@ -21,11 +21,20 @@ enum ControlCommands {
             case .volume(let percent):
                 guard (0...100).contains(percent) else { throw .usage("volume takes a percentage from 0 to 100") }
                 await controller.setVolume(percent)
+            case .bass(let dB): await controller.setTone(bass: try toneGain(dB, "bass"))
+            case .treble(let dB): await controller.setTone(treble: try toneGain(dB, "treble"))
             }
             return ControlReply.line(ControlReply.success)
         } catch {
             return ControlReply.line(ControlReply.failure(error.description))
         }
+    }
+
+    static func toneGain(_ dB: Double, _ name: String) throws(ControlError) -> Double {
+        guard ToneControl.range.contains(dB) else {
+            throw .usage("\(name) takes a gain in dB from \(Int(ToneControl.range.lowerBound)) to \(Int(ToneControl.range.upperBound)), not \(dB)")
+        }
+        return dB
     }
 
     /// `--ago`: a duration within what a timeshift may be, so the date it makes stays a real date.

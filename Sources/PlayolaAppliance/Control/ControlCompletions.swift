@@ -1,4 +1,5 @@
 import Glibc
+import PlayolaEngine
 import Synchronization
 
 /// Answers finished by the control commands' tasks, waiting for `ControlLoop`; a byte on the pipe wakes
@@ -10,7 +11,7 @@ final class ControlCompletions: Sendable {
 
     init() throws(ControlError) {
         var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw .usage("control socket: pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&fds) == 0 else { throw .usage("control socket: pipe: \(Errno.current)") }
         for fd in fds {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)

@@ -67,7 +67,8 @@ final class ControlLoop: Sendable {
                 if client.phase != .handling { earliest = min(earliest, client.deadline) }
             }
             let wait = earliest.isFinite ? Int32(max(0, min(60, earliest - monotonicSeconds())) * 1000) + 1 : -1
-            if poll(&fds, nfds_t(fds.count), wait) < 0 && errno != EINTR {
+            // Not retryOnInterrupt: after a signal the loop goes round and waits for the deadlines as they are now.
+            if poll(&fds, nfds_t(fds.count), wait) < 0 && Errno.current != .interrupted {
                 usleep(100_000) // cannot happen with valid descriptors; never spin if it does
                 continue
             }
@@ -108,8 +109,10 @@ final class ControlLoop: Sendable {
     /// descriptors: EMFILE, ENFILE, ENOBUFS).
     private func accept(into clients: inout [Int: Client], nextID: inout Int, now: Double) -> Bool {
         while true {
-            let fd = Glibc.accept(listening, nil, nil)
-            guard fd >= 0 else { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED }
+            let fd: Int32
+            do { fd = try retryOnInterrupt { Glibc.accept(listening, nil, nil) } } catch {
+                return error == .wouldBlock || error.rawValue == ECONNABORTED
+            }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             guard clients.count < limits.clients else {
@@ -126,9 +129,11 @@ final class ControlLoop: Sendable {
     private func receive(_ client: inout Client, id: Int, chunk: inout [UInt8], now: Double) -> Bool {
         let room = min(chunk.count, limits.requestBytes - client.input.count)
         if room > 0 {
-            let got = chunk.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, room, 0) }
+            let got: Int
+            do { got = try retryOnInterrupt { chunk.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, room, 0) } } } catch {
+                return error == .wouldBlock
+            }
             if got == 0 { return false } // the client has said all it will, and a partial line is no command
-            if got < 0 { return errno == EAGAIN || errno == EINTR }
             client.input += chunk[0..<got]
         }
         return startRequest(&client, id: id, now: now)
@@ -161,8 +166,10 @@ final class ControlLoop: Sendable {
     /// Writes what the socket takes of the answer; once it is all out, the client may send its next line.
     private func transmit(_ client: inout Client, id: Int, now: Double) -> Bool {
         let remaining = client.output.count - client.outputSent
-        let sent = client.output.withUnsafeBytes { send(client.fd, $0.baseAddress! + client.outputSent, remaining, Int32(MSG_NOSIGNAL)) }
-        if sent < 0 { return errno == EAGAIN || errno == EINTR }
+        let sent: Int
+        do { sent = try retryOnInterrupt { client.output.withUnsafeBytes { send(client.fd, $0.baseAddress! + client.outputSent, remaining, Int32(MSG_NOSIGNAL)) } } } catch {
+            return error == .wouldBlock
+        }
         client.outputSent += sent
         guard client.outputSent == client.output.count else { return true }
         if client.closeAfterWrite { return false }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PlayolaEngine
 
 /// What a client asks the service: one line on the control socket. The client sends this type as JSON
 /// (`{"play":{"station":"porch"}}`); the service also takes the words a person types into the socket
@@ -10,10 +11,12 @@ enum ControlRequest: Codable, Sendable, Equatable {
     case play(station: String?, ago: String?)
     case next, previous, stop, pause, resume
     case volume(percent: Int)
+    /// Tone controls in dB; the service checks the range.
+    case bass(dB: Double), treble(dB: Double)
     /// From the udev rule: a sound card came or went.
     case audioDevice
 
-    static let list = "status, play [STATION] [--ago DURATION], next, previous, stop, pause, resume, volume N"
+    static let list = "status, play [STATION] [--ago DURATION], next, previous, stop, pause, resume, volume N, bass DB, treble DB"
 
     /// The words of a command line (`play porch --ago 1h`); throws a usage message naming the problem.
     init(words: [String]) throws(ControlError) {
@@ -43,6 +46,11 @@ enum ControlRequest: Codable, Sendable, Equatable {
         case "volume":
             guard words.count == 2, let percent = Int(words[1]) else { throw .usage("volume takes a percentage from 0 to 100") }
             self = .volume(percent: percent)
+        case "bass", "treble":
+            guard words.count == 2, let dB = Double(words[1]), dB.isFinite else {
+                throw .usage("\(words[0]) takes a gain in dB from \(Int(ToneControl.range.lowerBound)) to \(Int(ToneControl.range.upperBound))")
+            }
+            self = words[0] == "bass" ? .bass(dB: dB) : .treble(dB: dB)
         default:
             throw .usage("unknown command '\(LogField.escaped(words.first ?? ""))'; commands: \(Self.list)")
         }

@@ -23,25 +23,18 @@ enum ControlServer {
     /// A listening, non-blocking Unix socket at `path` (any old socket there is replaced).
     static func bind(_ path: String) throws(ControlError) -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw .usage("control socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        guard path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        guard fd >= 0 else { throw .usage("control socket: \(Errno.current)") }
+        guard let address = UnixSocketAddress(path: path) else {
             close(fd)
             throw .usage("control socket path too long: \(path)")
         }
         let parent = path.split(separator: "/").dropLast().joined(separator: "/")
         if !parent.isEmpty { mkdir("/" + parent, 0o750) }
         unlink(path)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = address.withSockaddr { Glibc.bind(fd, $0, $1) }
         // A deep backlog: a burst of connections waits in the kernel for the loop rather than being refused.
         guard bound == 0, listen(fd, 512) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = Errno.current.description
             close(fd)
             throw .usage("control socket \(path): \(reason)")
         }

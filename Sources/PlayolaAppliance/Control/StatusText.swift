@@ -18,6 +18,7 @@ enum StatusText {
         if let next = report.next { rows.append(("Next", "\(song(next)) in \(clock(-next.position))")) }
         rows.append(("Device", "\(report.device) (\(device(report)))"))
         rows.append(("Volume", "\(report.volume)%"))
+        if let tone = tone(report) { rows.append(("Tone", tone)) }
         if let network = report.network { rows.append(("Network", self.network(network, now: now))) }
         rows.append(("Cache", "\(bytes(report.cache.bytes)) of \(bytes(report.cache.budget)) (\(report.cache.files) files)"))
         let config = report.config
@@ -40,6 +41,7 @@ enum StatusText {
     static func outcome(of request: ControlRequest?, _ report: StatusReport) -> String {
         switch request {
         case .volume?: return "Volume: \(report.volume)%"
+        case .bass?, .treble?: return "Tone: " + (tone(report) ?? "flat")
         case .stop?: return "Stopped."
         default: break
         }
@@ -53,6 +55,16 @@ enum StatusText {
         case .error: return "\(station): error: \(report.lastError ?? "unknown")"
         case .idle: return "Stopped."
         }
+    }
+
+    /// "bass +3 dB, treble -1.5 dB"; nil when flat.
+    static func tone(_ report: StatusReport) -> String? {
+        let bass = report.bass ?? 0, treble = report.treble ?? 0
+        guard bass != 0 || treble != 0 else { return nil }
+        func dB(_ value: Double) -> String {
+            (value > 0 ? "+" : "") + (value == value.rounded() ? String(Int(value)) : String(value)) + " dB"
+        }
+        return "bass \(dB(bass)), treble \(dB(treble))"
     }
 
     static func state(_ report: StatusReport) -> String {

@@ -62,15 +62,13 @@ final class FIFOLineSource: GPIOLineSource {
     }
 
     func setOutput(_ line: LineRef, _ on: Bool) {
-        let out = open(path + ".out", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard out >= 0 else { return }
-        defer { close(out) }
+        guard let out = try? FileDescriptor.open(path + ".out", O_WRONLY | O_CREAT | O_APPEND, permissions: 0o600) else { return }
+        defer { out.close() }
         let name = switch line {
         case .name(let name): name
         case .offset(let offset): "\(offset)"
         }
-        let record = Array("\(name) \(on ? 1 : 0)\n".utf8)
-        _ = write(out, record, record.count)
+        _ = Array("\(name) \(on ? 1 : 0)\n".utf8).withUnsafeBytes { try? out.writeAll($0) }
     }
 
     func level(of line: LineRef) -> Bool? { levels[line] }

@@ -1,4 +1,5 @@
 import Glibc
+import PlayolaEngine
 
 /// Why the buttons, encoder or LEDs could not be set up. Each message names the chip and the line, and
 /// lists the chips there are when the one asked for is not among them, so the config can be fixed from the
@@ -22,7 +23,7 @@ enum GPIOError: Error, Equatable, CustomStringConvertible {
         case .noChip(let chip, let chips):
             "no chip '\(chip)'; \(Self.list(chips))"
         case .chipUnavailable(let chip, let code):
-            "cannot open chip '\(chip)': \(Self.reason(code))"
+            "cannot open chip '\(chip)': \(Errno(code))"
                 + (code == EACCES ? " (the service user needs access to /dev/gpiochip*, usually through group gpio)" : "")
         case .noLine(let name, let chip?, let chips):
             "no line named '\(name)' on \(chip) (see gpioinfo); \(Self.list(chips))"
@@ -37,9 +38,9 @@ enum GPIOError: Error, Equatable, CustomStringConvertible {
                 + (consumer.isEmpty ? "(held by a consumer without a name)" : "(held by '\(consumer)')")
         case .requestFailed(let offsets, let chip, let code):
             "cannot request line\(offsets.count == 1 ? "" : "s") \(offsets.map(String.init).joined(separator: ", ")) "
-                + "of \(chip): \(Self.reason(code))"
+                + "of \(chip): \(Errno(code))"
         case .fakeSource(let path, let code):
-            "cannot open the fake GPIO pipe \(path): \(Self.reason(code))"
+            "cannot open the fake GPIO pipe \(path): \(Errno(code))"
         }
     }
 
@@ -47,5 +48,4 @@ enum GPIOError: Error, Equatable, CustomStringConvertible {
         chips.isEmpty ? "this machine has no GPIO chips" : "chips: " + chips.map(\.description).joined(separator: ", ")
     }
 
-    private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
 }

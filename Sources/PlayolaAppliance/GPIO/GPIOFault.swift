@@ -1,4 +1,5 @@
 import Glibc
+import PlayolaEngine
 
 /// What went wrong on the lines while the GPIO thread runs. The GPIO layer says it through
 /// `GPIOActions.fault` and does not log: the service turns faults into (rate-limited) log lines.
@@ -26,10 +27,10 @@ enum GPIOFault: Sendable, Equatable, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .poll(let code): "gpio: poll: \(String(cString: strerror(code)))"
+        case .poll(let code): "gpio: poll: \(Errno(code))"
         case .stoppedReporting(let chip): "gpio: lines of \(chip) stopped reporting"
-        case .readingEdges(let code): "gpio: reading edges: \(String(cString: strerror(code)))"
-        case .setting(let line, let code): "gpio: setting \(line): \(String(cString: strerror(code)))"
+        case .readingEdges(let code): "gpio: reading edges: \(Errno(code))"
+        case .setting(let line, let code): "gpio: setting \(line): \(Errno(code))"
         case .fakeLine(let path, let text): "gpio: \(path): expected 'NAME 0' or 'NAME 1', not '\(text)'"
         }
     }

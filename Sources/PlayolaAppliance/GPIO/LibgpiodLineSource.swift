@@ -88,9 +88,11 @@ final class LibgpiodLineSource: GPIOLineSource {
     private func collect(timeout: Double) {
         var wait = Int32(min(max(timeout, 0) * 1000, 3_600_000).rounded(.up))
         while true {
-            let ready = poll(&polled, nfds_t(polled.count), wait)
-            if ready < 0 && errno == EINTR { continue }
-            if ready < 0 { fault(.poll(errno: errno)) }
+            let ready: Int32
+            do { ready = try retryOnInterrupt { poll(&polled, nfds_t(polled.count), wait) } } catch {
+                fault(.poll(errno: error.rawValue))
+                break
+            }
             guard ready > 0 else { break }
             let now = monotonicSeconds()
             for index in polled.indices where polled[index].revents != 0 {

@@ -18,6 +18,8 @@ actor ApplianceController {
     private var stationIndex = 0
     private var stopped = false
     private(set) var volume: Int
+    /// Bass and treble in dB: the INI's at start and at each reload, `playola bass`/`treble` between.
+    private(set) var tone: (bass: Double, treble: Double)
     private(set) var lastError: String?
     private(set) var lastErrorAt: Date?
     private let started = monotonicSeconds()
@@ -35,6 +37,7 @@ actor ApplianceController {
         self.device = device
         store = StateStore(directory: config.service.stateDir)
         volume = config.player.volume
+        tone = (config.player.bass, config.player.treble)
     }
 
     /// Boot-to-play: the last station and its playing/stopped state, else the configured default.
@@ -48,6 +51,7 @@ actor ApplianceController {
             stationIndex = index
         }
         await player.setVolume(Volume.gain(percent: volume))
+        await player.setTone(bass: tone.bass, treble: tone.treble)
         if !stopped { await startCurrent(ago: nil) }
         persist()
     }
@@ -104,6 +108,11 @@ actor ApplianceController {
         persist()
     }
 
+    func setTone(bass: Double? = nil, treble: Double? = nil) async {
+        tone = (bass ?? tone.bass, treble ?? tone.treble)
+        await player.setTone(bass: tone.bass, treble: tone.treble)
+    }
+
     func noteError(_ message: String, at date: Date = Date()) {
         lastError = message
         lastErrorAt = date
@@ -146,6 +155,9 @@ actor ApplianceController {
         }
         // A volume edited in the file wins over the one last set by a client.
         if new.player.volume != old.player.volume { await setVolume(new.player.volume) }
+        if (new.player.bass, new.player.treble) != (old.player.bass, old.player.treble) {
+            await setTone(bass: new.player.bass, treble: new.player.treble)
+        }
     }
 
     /// SIGHUP with an INI that has errors: the configuration stays; status says why.
@@ -186,19 +198,20 @@ actor ApplianceController {
             uptime: Int(monotonicSeconds() - started), lastError: lastError, config: configStatus,
             cache: .init(bytes: usage.storedBytes + usage.reservedBytes, budget: cache.budgetBytes, files: usage.files))
         report.stationType = currentStation?.kind.type
+        (report.bass, report.treble) = tone
         report.lastErrorAt = lastErrorAt.map(PlayolaDate.format)
         report.deviceRate = output?.rate
         report.deviceFormat = output?.format?.rawValue
         report.network = StatusReport.NetworkInfo(await player.network)
-        if case .playing(let spin) = state { report.spin = .init(spin, now: Date()) }
-        if case .paused(let spin?, let reason) = state {
-            report.spin = .init(spin, now: Date())
+        if case .playing(let playing) = state { report.spin = .init(playing, now: Date()) }
+        if case .paused(let playing?, let reason) = state {
+            report.spin = .init(playing, now: Date())
             report.reason = reason
         }
         if case .error(let message) = state { report.lastError = message }
         if case .loading(let progress) = state { report.progress = progress }
         report.stream = await player.streamInfo.map(StatusReport.StreamStatus.init)
-        report.next = next.map { .init($0, now: Date()) }
+        report.next = next.map { .init(.spin($0), now: Date()) }
         return report
     }
 }
@@ -226,12 +239,13 @@ struct StatusReport: Codable, Sendable {
         /// Seconds the file plays; nil for a stream's title (added for `playola status`'s position/length).
         var length: Double?
 
-        init(_ spin: Spin, now: Date) {
-            title = spin.audioBlock.title
-            artist = spin.audioBlock.artist
-            airtime = PlayolaDate.format(spin.airtime)
-            position = (now.timeIntervalSince(spin.airtime) * 10).rounded() / 10
-            length = spin.audioBlock.durationMS > 0 ? Double(spin.audioBlock.durationMS) / 1000 : nil
+        init(_ playing: NowPlaying, now: Date) {
+            let said = playing.announcement
+            title = said.title
+            artist = said.artist
+            airtime = PlayolaDate.format(said.since)
+            position = (now.timeIntervalSince(said.since) * 10).rounded() / 10
+            length = playing.length
         }
     }
 
@@ -301,6 +315,9 @@ struct StatusReport: Codable, Sendable {
     var station: String?
     /// The station's INI `type`: `playola`, `local` or `stream`.
     var stationType: String?
+    /// Tone controls in dB (0: flat).
+    var bass: Double?
+    var treble: Double?
     var device: String
     var deviceAvailable: Bool
     var volume: Int

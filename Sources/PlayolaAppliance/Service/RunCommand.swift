@@ -53,24 +53,20 @@ enum RunCommand {
 
         let notifier = SystemdNotifier()
         let output = try Output(arguments, config: config)
-        let http = HTTPClient()
-        let api = PlayolaAPI(baseURL: config.playola.api, http: http)
-        let cache = try AudioCache(directory: config.cache.dir, budgetBytes: config.cache.size)
-        let downloader = AudioDownloader(http: http, cache: cache, onProblem: { log(.warning, $0, key: "download") })
-        let clock = ServerCorrectedClock()
-        let events = DeviceEvents()
-        let engine = LiveEngine(
-            mixRate: config.player.rate, openSink: output.open, clock: clock, idleClose: config.player.idleClose,
+        let events = DeviceEvents(notifier: notifier, device: output.name)
+        let playola = config.playola
+        let stack = PlayerStack(
+            api: playola.api, cache: try AudioCache(directory: config.cache.dir, budgetBytes: config.cache.size),
+            output: .device(rate: output.mixRate, open: output.open, idleClose: config.player.idleClose),
+            downloader: { AudioDownloader(http: $0, cache: $1, onProblem: { log(.warning, $0, key: "download") }) },
+            sessions: { api in ListeningSessionReporter(
+                api: api, deviceID: DeviceIdentity.load(directory: config.service.stateDir), token: { playola.token() },
+                onReport: { report in if report.outcome != .ok { log(.warning, "listening session \(report.kind.rawValue): \(report.outcome)", key: "session") } }) },
             report: { event in log(event.kind == .error ? .warning : .info, "\(event)") },
             onDevice: { events.handle($0) })
-        let playola = config.playola
-        let reporter = ListeningSessionReporter(
-            api: api, deviceID: DeviceIdentity.load(directory: config.service.stateDir), token: { playola.token() },
-            onReport: { report in if report.outcome != "ok" { log(.warning, "listening session \(report.kind.rawValue): \(report.outcome)", key: "session") } })
-        let player = StationPlayer(api: api, downloader: downloader, engine: engine, clock: clock, reporter: reporter)
+        let (engine, player) = (stack.engine, stack.player)
         let controller = ApplianceController(
-            config: config, configStatus: configStatus, player: player, engine: engine, cache: cache, api: api, device: output.name)
-        events.connect(player: player, notifier: notifier, device: output.name)
+            config: config, configStatus: configStatus, player: player, engine: engine, cache: stack.cache, api: stack.api, device: output.name)
         engine.start()
         let buttons = Buttons(controller: controller)
         Task { await follow(player, controller: controller, notifier: notifier, engine: engine, buttons: buttons) }
@@ -92,7 +88,7 @@ enum RunCommand {
             }
         }
         return await waitForSignals(signals, controller: controller, keeper: keeper, engine: engine,
-                                    reporter: reporter, notifier: notifier, buttons: buttons)
+                                    sessions: stack.sessions, notifier: notifier, buttons: buttons)
     }
 
     /// Player events → log lines, the last error, and systemd's STATUS.
@@ -106,10 +102,10 @@ enum RunCommand {
             case .state(let state):
                 buttons.show(LEDState(state, hasDevice: engine.hasDevice))
                 switch state {
-                case .playing(let spin):
-                    let by = spin.audioBlock.artist.isEmpty ? "" : " by \(spin.audioBlock.artist)"
-                    log(.info, "now playing: \"\(spin.audioBlock.title)\"\(by)")
-                    _ = readySent ? notifier.status("playing \(spin.audioBlock.title)") : notifier.ready(status: "playing \(spin.audioBlock.title)")
+                case .playing(let playing):
+                    let said = playing.announcement
+                    log(.info, "now playing: \"\(said.title)\"" + (said.artist.isEmpty ? "" : " by \(said.artist)"))
+                    _ = readySent ? notifier.status("playing \(said.title)") : notifier.ready(status: "playing \(said.title)")
                     readySent = true
                 case .error(let message):
                     log(.error, message, key: "player-error")
@@ -152,7 +148,7 @@ enum RunCommand {
 
     static func waitForSignals(
         _ signals: Int32, controller: ApplianceController, keeper: ConfigKeeper, engine: LiveEngine,
-        reporter: ListeningSessionReporter, notifier: SystemdNotifier, buttons: Buttons
+        sessions: ListeningSessionReporter?, notifier: SystemdNotifier, buttons: Buttons
     ) async -> Int32 {
         var keeper = keeper
         while true {
@@ -175,7 +171,7 @@ enum RunCommand {
             log(.info, "stopping")
             buttons.stop()
             await controller.shutdown()
-            await reporter.flush()
+            await sessions?.flush()
             usleep(60_000) // the fade-out and the last frames reach the device
             engine.shutdown()
             return 0

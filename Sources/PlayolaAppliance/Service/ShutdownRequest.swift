@@ -1,4 +1,5 @@
 import Glibc
+import PlayolaEngine
 
 /// Powers the board off through systemd (the shutdown button), so nobody pulls the plug on a writing SD card.
 enum ShutdownRequest {
@@ -8,9 +9,8 @@ enum ShutdownRequest {
     static let requestPath = "/run/playola/poweroff"
 
     static func powerOff(requestPath: String = requestPath) -> Bool {
-        let fd = open(requestPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o640)
-        if fd >= 0 {
-            close(fd)
+        if let request = try? FileDescriptor.open(requestPath, O_WRONLY | O_CREAT, permissions: 0o640) {
+            request.close()
             return true
         }
         // Not under the packaged units (run by hand, as root): ask systemd directly.

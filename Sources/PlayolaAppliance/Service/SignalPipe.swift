@@ -1,4 +1,5 @@
 import Glibc
+import PlayolaEngine
 
 /// Signals as bytes on a pipe: the handler only writes the signal number (async-signal-safe), and a
 /// thread of ours reads it and acts. Unlike sigwait, this does not depend on every thread of the
@@ -28,7 +29,7 @@ enum SignalPipe {
     /// Blocks until a signal arrives; returns its number.
     static func wait(_ readEnd: Int32) -> Int32 {
         var byte: UInt8 = 0
-        while read(readEnd, &byte, 1) != 1 {}
+        while (try? retryOnInterrupt({ read(readEnd, &byte, 1) })) != 1 {}
         return Int32(byte)
     }
 }

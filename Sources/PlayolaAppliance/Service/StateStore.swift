@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import PlayolaEngine
 
 /// What survives a restart: the station last played, whether it was playing, the volume.
 struct ApplianceState: Codable, Equatable, Sendable {
@@ -113,7 +114,7 @@ enum SetAside {
             try? WholeFile.syncDirectory(of: path)
             log(.warning, "\(path) is damaged: \(problem); set aside as \(aside), \(consequence)")
         } else {
-            log(.warning, "\(path) is damaged: \(problem); it cannot be set aside (\(String(cString: strerror(errno)))), \(consequence)")
+            log(.warning, "\(path) is damaged: \(problem); it cannot be set aside (\(Errno.current)), \(consequence)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import PlayolaEngine
 
 /// Speaks systemd's notification protocol (sd_notify(3)) directly, so the appliance does not link
 /// libsystemd: each message is one datagram of `KEY=value` lines sent to the socket named by
@@ -9,8 +10,7 @@ import Glibc
 /// one datagram socket are atomic per datagram in the kernel.
 final class SystemdNotifier: Sendable {
     private let socket: Int32
-    private let address: sockaddr_un
-    private let addressLength: socklen_t
+    private let address: UnixSocketAddress?
     /// Seconds within which systemd expects `WATCHDOG=1`, or nil when the service has no watchdog.
     let watchdogInterval: Double?
 
@@ -29,8 +29,9 @@ final class SystemdNotifier: Sendable {
     /// The values of `NOTIFY_SOCKET`, `WATCHDOG_USEC` and `WATCHDOG_PID`, passed in so tests need not
     /// mutate the process environment.
     init(socketPath: String?, watchdogMicroseconds: String? = nil, watchdogPID: String? = nil, pid: pid_t = getpid()) {
-        guard let (address, length) = Self.address(socketPath) else {
-            (socket, self.address, addressLength, watchdogInterval) = (-1, sockaddr_un(), 0, nil)
+        // `/path` or `@abstract`; anything else (unset, empty, relative, newer systemd's `vsock:`, too long): nothing to notify.
+        guard let address = socketPath.flatMap(UnixSocketAddress.init(named:)) else {
+            (socket, self.address, watchdogInterval) = (-1, nil, nil)
             return
         }
         // CLOEXEC: a child the appliance might start must not inherit a way to speak for the service.
@@ -43,7 +44,6 @@ final class SystemdNotifier: Sendable {
         }
         self.socket = socket
         self.address = address
-        addressLength = length
         // A watchdog without a socket to feed it through is of no use to the caller.
         watchdogInterval = socket >= 0 ? Self.watchdogInterval(microseconds: watchdogMicroseconds, pid: watchdogPID, ownPID: pid) : nil
     }
@@ -77,41 +77,13 @@ final class SystemdNotifier: Sendable {
     /// Sends one datagram; false when there is no socket or the manager did not take it.
     @discardableResult
     func send(_ message: String) -> Bool {
-        guard socket >= 0 else { return false }
-        var address = self.address
-        var bytes = Array(message.utf8)
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                while true {
-                    // Unconnected sendto on every message: after `systemctl daemon-reexec` the manager binds
-                    // a new socket at the same address, which a connected socket would no longer reach.
-                    // MSG_NOSIGNAL: a closed peer must not kill the appliance with SIGPIPE.
-                    let sent = sendto(socket, &bytes, bytes.count, Int32(MSG_NOSIGNAL), socketAddress, addressLength)
-                    if sent >= 0 { return sent == bytes.count }
-                    if errno != EINTR { return false }
-                }
-            }
-        }
-    }
-
-    /// `/path` or `@abstract`; anything else (unset, empty, relative, `vsock:` of newer systemd, too long)
-    /// means there is nothing to notify.
-    private static func address(_ path: String?) -> (sockaddr_un, socklen_t)? {
-        guard let path, let first = path.utf8.first, first == UInt8(ascii: "/") || first == UInt8(ascii: "@") else {
-            return nil
-        }
-        var bytes = Array(path.utf8)
-        let abstract = first == UInt8(ascii: "@")
-        // An abstract name starts with NUL and is exactly `length` bytes long (no terminator); a path
-        // carries its NUL terminator.
-        if abstract { bytes[0] = 0 } else { bytes.append(0) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard bytes.count <= capacity, bytes.count > 1 else { return nil }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let offset = MemoryLayout<sockaddr_un>.offset(of: \.sun_path)!
-        return (address, socklen_t(offset + bytes.count))
+        guard socket >= 0, let address else { return false }
+        let bytes = Array(message.utf8)
+        // Unconnected sendto on every message: after `systemctl daemon-reexec` the manager binds a new socket
+        // at the same address, which a connected socket would no longer reach.
+        // MSG_NOSIGNAL: a closed peer must not kill the appliance with SIGPIPE.
+        let sent = try? retryOnInterrupt { address.withSockaddr { sendto(socket, bytes, bytes.count, Int32(MSG_NOSIGNAL), $0, $1) } }
+        return sent == bytes.count
     }
 
     /// sd_watchdog_enabled(3)'s rules: a positive integer count of microseconds, ignored when

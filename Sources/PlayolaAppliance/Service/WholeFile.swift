@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import PlayolaEngine
 
 /// Small files read and replaced whole: the state, the device id, the last good configuration. A write
 /// survives a power cut at any instant: the reader finds the old file or the new one, never neither and
@@ -23,18 +24,13 @@ enum WholeFile {
     /// The file's bytes; more than `limit` is refused before it is read, so a wrong path (a device, a
     /// disk image) never sizes an allocation.
     static func read(_ path: String, limit: Int) -> Result<Data, ReadProblem> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return .failure(errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(reason: errorText())) }
-        defer { close(fd) }
-        var data = Data()
-        var chunk = [UInt8](repeating: 0, count: 16384)
-        while true {
-            let got = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if got < 0 && errno == EINTR { continue }
-            if got < 0 { return .failure(.unreadable(reason: errorText())) }
-            if got == 0 { return .success(data) }
-            guard data.count + got <= limit else { return .failure(.tooLarge(limit: limit)) }
-            data.append(contentsOf: chunk[0..<got])
+        do {
+            let file = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK)
+            defer { file.close() }
+            guard let bytes = try file.readAll(limit: limit) else { return .failure(.tooLarge(limit: limit)) }
+            return .success(Data(bytes))
+        } catch {
+            return .failure(error == .noEntry || error == .notDirectory ? .missing : .unreadable(reason: error.description))
         }
     }
 
@@ -51,8 +47,7 @@ enum WholeFile {
 
         var path: String
         var step: Step
-        /// strerror's text.
-        var reason: String
+        var reason: Errno
 
         var description: String { "cannot write \(path) (\(step.rawValue)): \(reason)" }
     }
@@ -60,40 +55,38 @@ enum WholeFile {
     /// Replaces `path` with `data`: a new temporary file, fsync, rename over `path`, fsync of the directory.
     /// `mode` is the file's permission bits (the umask does not apply).
     static func write(_ data: Data, to path: String, mode: mode_t) throws(WriteError) {
-        func failure(_ step: WriteError.Step) -> WriteError { WriteError(path: path, step: step, reason: errorText()) }
         // A new temporary name each time, so two writers (or a leftover from a cut) never share one.
         var temporary = ""
-        var fd: Int32 = -1
+        var created: FileDescriptor?
         repeat {
             temporary = path + temporarySuffix + String(UInt32.random(in: 0...UInt32.max), radix: 16)
-            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        } while fd < 0 && errno == EEXIST
-        guard fd >= 0 else { throw failure(.create) }
-        var written = 0
-        while written < data.count {
-            let count = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-            if count < 0 && errno == EINTR { continue }
-            if count == 0 { errno = ENOSPC }
-            guard count > 0 else { break }
-            written += count
-        }
-        var failed: WriteError?
-        if written < data.count || fchmod(fd, mode) != 0 {
-            failed = failure(.write)
-        } else {
+            do {
+                created = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_EXCL, permissions: 0o600)
+            } catch {
+                guard error == .exists else { throw WriteError(path: path, step: .create, reason: error) }
+            }
+        } while created == nil
+        let file = created!
+        var step = WriteError.Step.write
+        do throws(Errno) {
+            // Data's withUnsafeBytes rethrows untyped: the Errno comes out as a value.
+            let failure = data.withUnsafeBytes { bytes -> Errno? in
+                do throws(Errno) { try file.writeAll(bytes) } catch { return error }
+                return nil
+            }
+            if let failure { throw failure }
+            _ = try retryOnInterrupt { fchmod(file.rawValue, mode) }
             pauseForTests()
-            if fsync(fd) != 0 { failed = failure(.sync) }
-        }
-        close(fd)
-        if let failed {
+            step = .sync
+            try file.sync()
+            file.close()
+            pauseForTests()
+            step = .rename
+            _ = try retryOnInterrupt { rename(temporary, path) }
+        } catch {
+            if step != .rename { file.close() }
             unlink(temporary)
-            throw failed
-        }
-        pauseForTests()
-        guard rename(temporary, path) == 0 else {
-            let error = failure(.rename)
-            unlink(temporary)
-            throw error
+            throw WriteError(path: path, step: step, reason: error)
         }
         pauseForTests()
         try syncDirectory(of: path)
@@ -101,10 +94,7 @@ enum WholeFile {
 
     /// Makes a rename (or unlink) in `path`'s directory durable.
     static func syncDirectory(of path: String) throws(WriteError) {
-        let fd = open(directory(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw WriteError(path: path, step: .syncDirectory, reason: errorText()) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw WriteError(path: path, step: .syncDirectory, reason: errorText()) }
+        do { try syncToDisk(directory(of: path), O_DIRECTORY) } catch { throw WriteError(path: path, step: .syncDirectory, reason: error) }
     }
 
     /// What `write` puts between the target's name and the random part of its temporary file's name.
@@ -115,16 +105,7 @@ enum WholeFile {
     static func removeLeftovers(of path: String) {
         let folder = directory(of: path)
         let prefix = String(path.dropFirst(folder == "/" ? 1 : folder.count + 1)) + temporarySuffix
-        guard let stream = opendir(folder) else { return }
-        defer { closedir(stream) }
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name.hasPrefix(prefix) { names.append(name) }
-        }
-        for name in names { unlink((folder == "/" ? "" : folder) + "/" + name) }
+        for name in (try? directoryNames(folder)) ?? [] where name.hasPrefix(prefix) { unlink((folder == "/" ? "" : folder) + "/" + name) }
     }
 
     static func directory(of path: String) -> String {
@@ -143,6 +124,4 @@ enum WholeFile {
     private static func pauseForTests() {
         if testPause > 0 { usleep(testPause) }
     }
-
-    private static func errorText() -> String { String(cString: strerror(errno)) }
 }

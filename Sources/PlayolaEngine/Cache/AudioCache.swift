@@ -73,11 +73,11 @@ public final class AudioCache: Sendable {
     /// names the cache makes (an empty folder, or a cache from before the marker). A failure when it
     /// cannot be listed.
     public static func mayUse(_ directory: String) -> Result<Bool, CacheError> {
-        guard let names = Disk.names(in: directory) else {
-            if errno == ENOENT { return .success(true) }
-            return .failure(.io(path: directory, reason: "cannot list: \(Disk.lastError)"))
+        do {
+            return .success(owns(try directoryNames(directory)))
+        } catch {
+            return error == .noEntry ? .success(true) : .failure(.io(path: directory, reason: "cannot list: \(error)"))
         }
-        return .success(owns(names))
     }
 
     static func owns(_ names: [String]) -> Bool {
@@ -160,16 +160,16 @@ public final class AudioCache: Sendable {
                 throw .io(path: temporary, reason: "no download in progress for \(url)")
             }
             guard let size = Disk.size(of: temporary) else {
-                throw .io(path: temporary, reason: "cannot commit: \(Disk.lastError)")
+                throw .io(path: temporary, reason: "cannot commit: \(Errno.current)")
             }
             try state.reserve(url, bytes: size)
-            try Disk.sync(temporary)
+            do { try syncToDisk(temporary) } catch { throw .io(path: temporary, reason: "cannot sync: \(error)") }
             let final = state.path(key)
             guard rename(temporary, final) == 0 else {
-                throw .io(path: temporary, reason: "cannot rename to \(final): \(Disk.lastError)")
+                throw .io(path: temporary, reason: "cannot rename to \(final): \(Errno.current)")
             }
             // Without this a crash may undo the rename; the scan then deletes the `.part`, which is safe.
-            Disk.syncDirectory(state.directory)
+            try? syncToDisk(state.directory, O_DIRECTORY)
             // A re-download replaced the old file (`add` forgets it); its bytes left the disk with the rename.
             state.release(url)
             state.add(key, bytes: size)
@@ -319,12 +319,11 @@ private struct State {
     /// is in it, so a folder of somebody's files is never counted, evicted or deleted from.
     mutating func scan() throws(CacheError) -> (owned: Bool, crashed: [String]) {
         // The whole listing before deleting, as readdir's view of a changing directory is unspecified.
-        guard let names = Disk.names(in: directory) else {
-            throw .io(path: directory, reason: "cannot list the cache directory: \(Disk.lastError)")
-        }
+        let names: [String]
+        do { names = try directoryNames(directory) } catch { throw .io(path: directory, reason: "cannot list the cache directory: \(error)") }
         guard AudioCache.owns(names) else { return (false, []) }
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw .io(path: directory, reason: "cannot open the cache directory: \(Disk.lastError)") }
+        guard fd >= 0 else { throw .io(path: directory, reason: "cannot open the cache directory: \(Errno.current)") }
         defer { close(fd) }
         var crashed: [String] = []
         for name in names where CacheKey.isProbe(name) {
@@ -332,7 +331,7 @@ private struct State {
             // A file found at start was probed without a URL (an empty line): it is only deleted.
             if let url = Disk.firstLine(of: path(name)), !url.isEmpty, ControlCharacters.first(in: url) == nil { crashed.append(url) }
             for victim in [key, key + CacheKey.partSuffix, name] where unlinkat(fd, victim, 0) != 0 && errno != ENOENT {
-                throw .io(path: path(victim), reason: "cannot delete a file whose check was interrupted: \(Disk.lastError)")
+                throw .io(path: path(victim), reason: "cannot delete a file whose check was interrupted: \(Errno.current)")
             }
         }
         var found: [(key: String, bytes: Int64, modified: timespec)] = []
@@ -342,7 +341,7 @@ private struct State {
             if CacheKey.isKey(name) {
                 found.append((name, Int64(info.st_size), info.st_mtim))
             } else if CacheKey.isPart(name), unlinkat(fd, name, 0) != 0, errno != ENOENT {
-                throw .io(path: path(name), reason: "cannot delete a partial download: \(Disk.lastError)")
+                throw .io(path: path(name), reason: "cannot delete a partial download: \(Errno.current)")
             }
         }
         found.sort { ($0.modified.tv_sec, $0.modified.tv_nsec) < ($1.modified.tv_sec, $1.modified.tv_nsec) }
@@ -353,8 +352,6 @@ private struct State {
 
 /// The POSIX calls, with errno turned into text.
 private enum Disk {
-    static var lastError: String { String(cString: strerror(errno)) }
-
     /// Size of a regular file, nil if there is none.
     static func size(of path: String) -> Int64? {
         var info = stat()
@@ -365,30 +362,17 @@ private enum Disk {
     /// Deletes a file; one that is already gone is fine.
     static func remove(_ path: String) throws(CacheError) {
         guard unlink(path) == 0 || errno == ENOENT else {
-            throw .io(path: path, reason: "cannot delete: \(lastError)")
+            throw .io(path: path, reason: "cannot delete: \(Errno.current)")
         }
-    }
-
-    /// The names in a directory (not `.` and `..`; names that are not UTF-8 as replaced text, so they
-    /// match no name the cache makes); nil with errno set when it cannot be listed.
-    static func names(in directory: String) -> [String]? {
-        guard let dir = opendir(directory) else { return nil }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let item = readdir(dir) {
-            let name = withUnsafeBytes(of: item.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != ".", name != ".." { names.append(name) }
-        }
-        return names
     }
 
     /// Writes a small file durably (a marker); failures are ignored: a marker is a safety net, not a need.
     static func writeFile(_ path: String, contents: String) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return }
-        _ = contents.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) }
-        fsync(fd)
-        close(fd)
+        guard let file = try? FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC, permissions: 0o644) else { return }
+        var contents = contents
+        _ = contents.withUTF8 { try? file.writeAll(UnsafeRawBufferPointer($0)) }
+        try? file.sync()
+        file.close()
     }
 
     static func writeMarker(_ path: String) {
@@ -398,28 +382,13 @@ private enum Disk {
 
     /// The first line of a small file (at most 4 KiB read), nil if unreadable.
     static func firstLine(of path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
+        guard let file = try? FileDescriptor.open(path, O_RDONLY | O_NONBLOCK) else { return nil }
+        defer { file.close() }
         var bytes = [UInt8](repeating: 0, count: 4096)
-        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        let count = bytes.withUnsafeMutableBytes { (try? file.read(into: $0)) ?? 0 }
         guard count > 0 else { return nil }
         let line = bytes[..<count].prefix { $0 != 10 }
         return String(validating: line, as: UTF8.self)
-    }
-
-    static func sync(_ path: String) throws(CacheError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .io(path: path, reason: "cannot open to sync: \(lastError)") }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw .io(path: path, reason: "fsync failed: \(lastError)") }
-    }
-
-    static func syncDirectory(_ path: String) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
     }
 
     /// `mkdir -p`.
@@ -428,11 +397,11 @@ private enum Disk {
         for component in path.split(separator: "/") {
             prefix += (prefix.isEmpty || prefix.hasSuffix("/") ? "" : "/") + component
             guard mkdir(prefix, 0o755) == 0 || errno == EEXIST else {
-                throw .cannotCreate(directory: path, reason: "mkdir \(prefix): \(lastError)")
+                throw .cannotCreate(directory: path, reason: "mkdir \(prefix): \(Errno.current)")
             }
         }
         var info = stat()
-        guard stat(path, &info) == 0 else { throw .cannotCreate(directory: path, reason: lastError) }
+        guard stat(path, &info) == 0 else { throw .cannotCreate(directory: path, reason: Errno.current.description) }
         guard info.st_mode & S_IFMT == S_IFDIR else { throw .cannotCreate(directory: path, reason: "not a directory") }
     }
 }

@@ -1,5 +1,5 @@
 import CFAAD
-import Glibc
+import PlayolaSupport
 
 /// AAC (LC and HE) through libfaad2, fed access units from an `AACTrack` read out of MP4 or ADTS.
 /// Seeks restart the decoder two units early, so the overlap state is rebuilt before the target.
@@ -7,8 +7,8 @@ public final class AACDecoder: AudioDecoder {
     public let sampleRate: Int
     public let channelCount: Int
     public let frameCount: Int64?
-    private let handle: NeAACDecHandle
-    private let fd: Int32
+    private let faad: FAADHandle
+    private let file: FileDescriptor
     private let path: String
     private let track: AACTrack
     /// Output frames per access unit and the priming, in output frames.
@@ -37,45 +37,35 @@ public final class AACDecoder: AudioDecoder {
             if track.firstMissingUnit != nil { throw .truncated(path: path, atFrame: 0) }
             throw .invalid(path: path, reason: "no audio frames")
         }
-        guard let handle = NeAACDecOpen() else { throw .cannotOpen(path: path, reason: "NeAACDecOpen failed") }
-        self.handle = handle
-        let config = NeAACDecGetCurrentConfiguration(handle)!
-        config.pointee.outputFormat = UInt8(FAAD_FMT_FLOAT)
-        config.pointee.downMatrix = 1
-        config.pointee.dontUpSampleImplicitSBR = 0
-        NeAACDecSetConfiguration(handle, config)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let faad = try FAADHandle(name: path)
+        let file = try FileDescriptor.reading(path)
         // The readers bound unit sizes (stsz, or ADTS's 13 bits), so this buffer is at most 64 KiB.
         var buffer = [UInt8](repeating: 0, count: Int(min(track.unitSizes.max() ?? 0, DecodeLimits.maxUnitBytes)) + 16)
-        var rate: UInt = 0
-        var channels: UInt8 = 0
-        var status: Int32 = -1
-        if var asc = track.decoderConfig {
-            status = Int32(NeAACDecInit2(handle, &asc, UInt(asc.count), &rate, &channels))
-        } else if fd >= 0, track.unitSizes[0] <= DecodeLimits.maxUnitBytes {
-            let size = Int(track.unitSizes[0])
-            let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, size, off_t(track.unitOffsets[0])) }
-            if got == size { status = Int32(NeAACDecInit(handle, &buffer, UInt(size), &rate, &channels)) }
+        let rate: Int, unitFrames: Int64
+        do throws(AudioDecoderError) {
+            if let config = track.decoderConfig {
+                try faad.initialize(config: config)
+            } else {
+                let size = Int(min(track.unitSizes[0], DecodeLimits.maxUnitBytes))
+                let got = buffer.withUnsafeMutableBytes { try? file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<size]), at: track.unitOffsets[0]) }
+                try faad.initialize(frameIn: &buffer, at: 0, length: got ?? 0)
+            }
+            try DecodeLimits.checkFormat(rate: faad.sampleRate, channels: min(faad.channelCount, 2), path: path) // two are kept
+            rate = faad.sampleRate
+            // The unit's length in output frames, from the container's timescale: both come from the file.
+            unitFrames = track.timescale > 0 ? track.unitDuration.scaled(by: Int64(rate), over: track.timescale) : 0
+            guard DecodeLimits.unitFrames.contains(unitFrames) else {
+                throw .malformed(path: path, field: "timescale", problem: "an access unit of \(track.unitDuration) ticks at \(track.timescale) per second is \(unitFrames) frames at \(rate) Hz, not \(DecodeLimits.unitFrames.lowerBound)–\(DecodeLimits.unitFrames.upperBound)")
+            }
+        } catch {
+            file.close()
+            throw error
         }
-        // The unit's length in output frames, from the container's timescale: both come from the file.
-        let unitFrames = track.timescale > 0 ? track.unitDuration.scaled(by: Int64(rate), over: track.timescale) : 0
-        var failure: AudioDecoderError?
-        if fd < 0 || status < 0 || channels == 0 {
-            failure = .invalid(path: path, reason: "the AAC decoder rejected the stream configuration")
-        } else if rate < Int(DecodeLimits.sampleRates.lowerBound) || rate > Int(DecodeLimits.sampleRates.upperBound) {
-            failure = .malformed(path: path, field: "sample rate", problem: "the AAC configuration says \(rate) Hz, outside \(DecodeLimits.sampleRates.lowerBound)–\(DecodeLimits.sampleRates.upperBound) Hz")
-        } else if !DecodeLimits.unitFrames.contains(unitFrames) {
-            failure = .malformed(path: path, field: "timescale", problem: "an access unit of \(track.unitDuration) ticks at \(track.timescale) per second is \(unitFrames) frames at \(rate) Hz, not \(DecodeLimits.unitFrames.lowerBound)–\(DecodeLimits.unitFrames.upperBound)")
-        }
-        if let failure {
-            if fd >= 0 { close(fd) }
-            NeAACDecClose(handle)
-            throw failure
-        }
-        self.fd = fd
+        self.file = file
+        self.faad = faad
         unitBuffer = buffer
-        sampleRate = Int(rate)
-        channelCount = min(Int(channels), 2)
+        sampleRate = rate
+        channelCount = min(faad.channelCount, 2)
         self.unitFrames = unitFrames
         // Priming and valid duration are clamped to the track by the readers; the conversions saturate.
         let priming = track.priming.scaled(by: Int64(rate), over: track.timescale)
@@ -90,8 +80,7 @@ public final class AACDecoder: AudioDecoder {
     }
 
     deinit {
-        NeAACDecClose(handle)
-        close(fd)
+        file.close()
         silenceBuffer.deallocate()
     }
 
@@ -118,7 +107,7 @@ public final class AACDecoder: AudioDecoder {
         let target = min(max(0, frame), Int64.max - priming) + priming
         let unit = Int(target / unitFrames)
         nextUnit = max(0, unit - Self.prerollUnits)
-        NeAACDecPostSeekReset(handle, nextUnit)
+        faad.resetAfterSeek(toUnit: nextUnit)
         pendingFrames = 0
         damagedInARow = 0
         position = Int64(nextUnit) * unitFrames
@@ -144,16 +133,16 @@ public final class AACDecoder: AudioDecoder {
         guard size <= unitBuffer.count else { // the readers bound unit sizes; this keeps the read in the buffer regardless
             throw .malformed(path: path, field: "access unit \(nextUnit)", problem: "\(size) bytes, more than an AAC frame can be")
         }
-        let got = unitBuffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, size, off_t(track.unitOffsets[nextUnit])) }
+        let got = unitBuffer.withUnsafeMutableBytes { try? file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<size]), at: track.unitOffsets[nextUnit]) }
         guard got == size else { throw .truncated(path: path, atFrame: max(0, position - priming)) }
         nextUnit += 1
         var info = NeAACDecFrameInfo()
-        let samples = unitBuffer.withUnsafeMutableBufferPointer { NeAACDecDecode(handle, &info, $0.baseAddress, UInt(size)) }
+        let samples = unitBuffer.withUnsafeMutableBufferPointer { faad.decode($0.baseAddress!, length: size, info: &info) }
         let frames = Int(info.samples) / max(1, Int(info.channels))
         guard info.error == 0, let samples, frames > 0 else {
             damagedInARow += 1
             guard damagedInARow <= Self.maxDamagedInARow else {
-                throw .decodeFailed(path: path, reason: "\(damagedInARow) damaged AAC frames in a row (faad2: \(String(cString: NeAACDecGetErrorMessage(info.error))))")
+                throw .decodeFailed(path: path, reason: "\(damagedInARow) damaged AAC frames in a row (faad2: \(FAADHandle.errorText(info)))")
             }
             // A damaged unit is one unit of silence, not the end of the song: the decoder resyncs on the next.
             pending = UnsafePointer(silence(frames: Int(unitFrames)))
@@ -164,7 +153,7 @@ public final class AACDecoder: AudioDecoder {
         guard Int(info.channels) == channelCount else {
             throw .decodeFailed(path: path, reason: "channel count changed mid-stream")
         }
-        pending = UnsafePointer(samples.assumingMemoryBound(to: Float.self))
+        pending = UnsafePointer(samples)
         pendingFrames = frames
         return true
     }

@@ -1,3 +1,6 @@
+import Glibc
+import PlayolaSupport
+
 /// A source of PCM: one audio file, decoded to interleaved Float32 in the file's own rate and channels.
 ///
 /// Three real implementations (mpg123, faad2 over our MP4/ADTS readers, libsndfile); `openAudioFile`
@@ -39,5 +42,12 @@ public enum AudioDecoderError: Error, Equatable, CustomStringConvertible {
         case .decodeFailed(let path, let reason): "\(path): decoding failed: \(reason)"
         case .malformed(let path, let field, let problem): "\(path): invalid file: \(field): \(problem)"
         }
+    }
+}
+
+extension FileDescriptor {
+    /// `path` opened for reading, or the decoder's error naming it.
+    static func reading(_ path: String) throws(AudioDecoderError) -> FileDescriptor {
+        do { return try .open(path, O_RDONLY) } catch { throw .cannotOpen(path: path, reason: error.description) }
     }
 }

@@ -1,4 +1,4 @@
-import Glibc
+import PlayolaSupport
 
 /// The container/codec of a file, told from its first bytes (the extension is only a hint servers get wrong).
 public enum AudioFileFormat: Sendable, Equatable {
@@ -6,11 +6,10 @@ public enum AudioFileFormat: Sendable, Equatable {
 
     /// Reads the file's first bytes and names its format.
     public static func sniff(path: String) throws(AudioDecoderError) -> AudioFileFormat {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
+        let file = try FileDescriptor.reading(path)
+        defer { file.close() }
         var head = [UInt8](repeating: 0, count: 4096)
-        let count = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        let count = head.withUnsafeMutableBytes { (try? file.read(into: $0)) ?? -1 }
         guard count > 0 else { throw .invalid(path: path, reason: "the file is empty") }
         guard let format = classify(Array(head[0..<count])) else { throw .unknownFormat(path: path) }
         return format

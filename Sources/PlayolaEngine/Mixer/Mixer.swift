@@ -32,6 +32,9 @@ public enum Mixer {
     static func add(_ voice: Voice, blockStart: Int64, frames: Int, into output: UnsafeMutablePointer<Float>) {
         if voice.isSilenced.load(ordering: .relaxed) { return }
         let blockOffset: Int
+        /// Where, in the frames this block takes, a live voice running dry starts fading out; by how much a frame.
+        var dryFadeStart = Int.max
+        var dryFadeStep: Float = 0
         if voice.isLive {
             blockOffset = Int(max(0, min(Int64(frames), voice.startFrame - blockStart)))
             if voice.isRebuffering {
@@ -43,8 +46,15 @@ public enum Mixer {
                 voice.isRebuffering = false
                 voice.rampGain = 0 // ramps in again
             }
-            // Running dry within this block: play what is there, then wait for the buffer to refill.
-            if voice.ring.availableToRead < frames - blockOffset { voice.isRebuffering = true }
+            // Running dry within this block: play what is there, fading out over its last 5 ms (a wave cut
+            // mid-swing is a click), then wait for the buffer to refill.
+            let available = voice.ring.availableToRead
+            if available < frames - blockOffset {
+                voice.isRebuffering = true
+                let fadeFrames = max(1, min(available, voice.mixRate / 200))
+                dryFadeStart = available - fadeFrames
+                dryFadeStep = voice.rampGain / Float(fadeFrames)
+            }
         } else {
             let firstVoiceFrame = blockStart - voice.startFrame
             // Never backfill: a voice behind the block drops what it is late by.
@@ -92,11 +102,18 @@ public enum Mixer {
                 let base = Double(a.gain)
                 let out = output + (blockOffset + offset + done) * 2
                 let input = source + done * 2
-                if ramping {
+                let position = offset + done
+                if position < dryFadeStart { run = min(run, dryFadeStart - position) }
+                let dryFading = position >= dryFadeStart
+                if ramping || dryFading {
                     let first = Double(voiceFrame) - anchor
                     for k in 0..<run {
                         let gain = Float(base + slope * (first + Double(k))) * rampGain
-                        rampGain = fading ? max(0, rampGain - rampStep) : min(1, rampGain + rampStep)
+                        if dryFading {
+                            rampGain = max(0, rampGain - dryFadeStep)
+                        } else {
+                            rampGain = fading ? max(0, rampGain - rampStep) : min(1, rampGain + rampStep)
+                        }
                         out[2 * k] += input[2 * k] * gain
                         out[2 * k + 1] += input[2 * k + 1] * gain
                     }
@@ -119,7 +136,7 @@ public enum Mixer {
             }
         }
         voice.readFrame += Int64(consumed)
-        if ramping {
+        if ramping || dryFadeStart != Int.max {
             voice.rampGain = rampGain
             if fading && rampGain == 0 { voice.isSilenced.store(true, ordering: .releasing) }
         }

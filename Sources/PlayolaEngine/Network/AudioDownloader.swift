@@ -14,7 +14,7 @@ public actor AudioDownloader {
     public let http: HTTPClient
     public nonisolated let cache: AudioCache
     public let attempts: Int
-    public let backoff: (first: Double, cap: Double)
+    public let backoff: Backoff
     /// A download that receives nothing for this long is dropped and retried (resuming).
     public let stallTimeout: Double
     /// The longest one attempt may take, however steadily bytes trickle in.
@@ -36,9 +36,9 @@ public actor AudioDownloader {
         self.http = http
         self.cache = cache
         self.attempts = attempts
-        self.backoff = backoff
+        self.backoff = Backoff(first: backoff.first, cap: backoff.cap)
         self.probe = probe
-        badFiles = BadFileBackoff(first: badFileBackoff.first, cap: badFileBackoff.cap, capacity: max(1, badFilesRemembered))
+        badFiles = BadFileBackoff(Backoff(first: badFileBackoff.first, cap: badFileBackoff.cap), capacity: max(1, badFilesRemembered))
         self.onProblem = onProblem
     }
 
@@ -106,7 +106,7 @@ public actor AudioDownloader {
             case .failure(let error):
                 attempt += 1
                 guard error.isTransient, attempt < attempts, !Task.isCancelled else { return outcome }
-                let wait = min(backoff.cap, backoff.first * Double(1 << min(attempt - 1, 16)))
+                let wait = backoff.delay(attempt: attempt)
                 onProblem("\(error); retrying in \(wait) s (attempt \(attempt + 1) of \(attempts))")
                 try? await Task.sleep(for: .seconds(wait))
                 if Task.isCancelled { return .failure(.cancelled(url)) }
@@ -125,13 +125,13 @@ public actor AudioDownloader {
         } catch {
             return .failure(.cache(url, error))
         }
-        let fd = open(reservation.temporaryPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
+        let file: FileDescriptor
+        do { file = try .open(reservation.temporaryPath, O_WRONLY | O_CREAT, permissions: 0o644) } catch {
             cache.abandon(reservation)
-            return .failure(.cache(url, .io(path: reservation.temporaryPath, reason: String(cString: strerror(errno)))))
+            return .failure(.cache(url, .io(path: reservation.temporaryPath, reason: error.description)))
         }
-        let fetched = await fetch(url, reservation: reservation, into: fd, progress: progress)
-        close(fd)
+        let fetched = await fetch(url, reservation: reservation, into: file, progress: progress)
+        file.close()
         if case .failure(let error) = fetched {
             if error.dropsPartialFile || (lastAttempt && error.isTransient) { cache.abandon(reservation) }
             if error.marksFileBad { badFiles.failed(url, now: monotonicSeconds()) }
@@ -161,14 +161,14 @@ public actor AudioDownloader {
     /// One transfer into the reservation's file: refused before a byte is written if the length is unknown
     /// or does not fit, stopped at the first byte past the announced length, bounded by `deadline`.
     private func fetch(
-        _ url: String, reservation: CacheReservation, into fd: Int32, progress: (@Sendable (Double) -> Void)?
+        _ url: String, reservation: CacheReservation, into file: FileDescriptor, progress: (@Sendable (Double) -> Void)?
     ) async -> Result<Void, DownloadError> {
         let offset = reservation.existingBytes
         let cache = self.cache
         let request = HTTPRequest(url: url, timeout: deadline, stallTimeout: stallTimeout, resumeFrom: offset)
         let expected = ExpectedLength()
         do {
-            _ = try await http.download(request, into: fd, onHeaders: { status, headers in
+            _ = try await http.download(request, into: file.rawValue, onHeaders: { status, headers in
                 // Room for the whole file is made before its first byte is written.
                 guard let total = Self.totalLength(status: status, headers: headers, offset: offset) else {
                     expected.refusal = status == 200 && offset > 0 ? .rangeIgnored(url) : .noLength(url, status: status)
@@ -194,10 +194,9 @@ public actor AudioDownloader {
         } catch {
             return .failure(.http(url, error))
         }
-        var info = stat()
-        fstat(fd, &info)
-        if let total = expected.value, Int64(info.st_size) != total {
-            return .failure(.http(url, .truncated("\(url): \(info.st_size) of \(total) bytes")))
+        let size = (try? file.size()) ?? 0
+        if let total = expected.value, size != total {
+            return .failure(.http(url, .truncated("\(url): \(size) of \(total) bytes")))
         }
         return .success(())
     }

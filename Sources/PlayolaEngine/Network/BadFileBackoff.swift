@@ -1,16 +1,16 @@
+import PlayolaSupport
+
 
 /// URLs whose file failed validation, and until when they are not fetched again: a bad file on the CDN
 /// is downloaded once per backoff, not at every schedule refresh. Each new failure of the same URL doubles
 /// its wait (to `cap`). Bounded: past `capacity` URLs the one whose wait ends first is forgotten.
 struct BadFileBackoff {
-    let first: Double
-    let cap: Double
+    let backoff: Backoff
     let capacity: Int
     private var entries: [String: (until: Double, failures: Int)] = [:]
 
-    init(first: Double, cap: Double, capacity: Int = 256) {
-        self.first = first
-        self.cap = cap
+    init(_ backoff: Backoff, capacity: Int = 256) {
+        self.backoff = backoff
         self.capacity = capacity
     }
 
@@ -26,7 +26,7 @@ struct BadFileBackoff {
     @discardableResult
     mutating func failed(_ url: String, now: Double) -> Double {
         let failures = (entries[url]?.failures ?? 0) + 1
-        let wait = min(cap, first * Double(1 << min(failures - 1, 20)))
+        let wait = backoff.delay(attempt: failures)
         if entries[url] == nil, entries.count >= capacity {
             entries = entries.filter { $0.value.until > now }
             if entries.count >= capacity, let soonest = entries.min(by: { $0.value.until < $1.value.until }) {

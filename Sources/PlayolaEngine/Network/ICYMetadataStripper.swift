@@ -16,6 +16,13 @@ public struct ICYMetadata: Sendable, Equatable {
             song = ICYText.nonEmpty(title[dash.upperBound...])
         }
     }
+
+    /// A title whose halves are known (a stream's own tags), not guessed from " - ".
+    public init(title: String, artist: String?, song: String?) {
+        self.title = title
+        self.artist = artist
+        self.song = song
+    }
 }
 
 public enum ICYError: Error, Equatable, CustomStringConvertible {

@@ -11,7 +11,17 @@ public actor ListeningSessionReporter {
         public enum Kind: String, Sendable { case heartbeat, end }
         public var kind: Kind
         public var stationID: String?
-        public var outcome: String
+        public var outcome: Outcome
+    }
+
+    /// How a POST went: sent, or why not.
+    public enum Outcome: Sendable, Equatable, CustomStringConvertible {
+        case ok
+        case failed(String)
+
+        public var description: String {
+            if case .failed(let reason) = self { reason } else { "ok" }
+        }
     }
 
     private let api: PlayolaAPI
@@ -85,29 +95,29 @@ public actor ListeningSessionReporter {
         let body: [String: String] = kind == .end ? ["deviceId": deviceID] : ["deviceId": deviceID, "stationId": stationID ?? ""]
         let path = kind == .end ? "listeningSessions/end" : "listeningSessions"
         let outcome = await send(path: path, body: body, mayRefresh: kind == .heartbeat)
-        if kind == .heartbeat, outcome == "ok", self.stationID == stationID { started = true }
+        if kind == .heartbeat, outcome == .ok, self.stationID == stationID { started = true }
         onReport(Report(kind: kind, stationID: stationID, outcome: outcome))
     }
 
-    private func send(path: String, body: [String: String], mayRefresh: Bool) async -> String {
+    private func send(path: String, body: [String: String], mayRefresh: Bool) async -> Outcome {
         let payload = (try? JSONEncoder().encode(body)) ?? Data()
         while true {
-            guard let token = token() else { return "no token" }
+            guard let token = token() else { return .failed("no token") }
             let request = HTTPRequest(
                 url: api.url(path), method: .post,
                 headers: ["Authorization: Bearer \(token)", "Content-Type: application/json"], body: payload)
             do {
                 _ = try await api.http.send(request)
-                return "ok"
+                return .ok
             } catch .status(401, _) where mayRefresh {
                 // Re-read the token source and retry once; at most 3 refreshes in 300 s.
                 let now = monotonicSeconds()
                 refreshTimes = refreshTimes.filter { now - $0 < 300 }
-                guard refreshTimes.count < 3 else { return "unauthorized (token refresh limit reached)" }
+                guard refreshTimes.count < 3 else { return .failed("unauthorized (token refresh limit reached)") }
                 refreshTimes.append(now)
                 continue
             } catch {
-                return "\(error)"
+                return .failed("\(error)")
             }
         }
     }

@@ -21,6 +21,15 @@ public enum StreamPlaylistError: Error, Equatable, CustomStringConvertible {
 public enum StreamPlaylist {
     private enum Kind { case pls, m3u }
 
+    /// The media types servers give playlists, and what each is.
+    private static let mediaTypes: [String: Kind] = [
+        "audio/x-scpls": .pls, "application/pls+xml": .pls,
+        "audio/mpegurl": .m3u, "audio/x-mpegurl": .m3u, "application/vnd.apple.mpegurl": .m3u, "application/x-mpegurl": .m3u,
+    ]
+
+    /// Whether a response of this Content-Type is a playlist rather than the stream itself.
+    public static func isPlaylist(contentType: String) -> Bool { mediaTypes[StreamFormat.mediaType(contentType)] != nil }
+
     /// The stream URLs in order, relative ones resolved against `url`; nil when `body` is not a playlist.
     public static func entries(body: String, contentType: String?, url: String) throws(StreamPlaylistError) -> [String]? {
         guard let kind = kind(body: body, contentType: contentType, url: url) else { return nil }
@@ -48,11 +57,8 @@ public enum StreamPlaylist {
         if start.hasPrefix("[playlist]") { return .pls }
         if start.hasPrefix("#extm3u") { return .m3u }
         if let contentType {
-            switch StreamFormat.mediaType(contentType) {
-            case "audio/x-scpls", "application/pls+xml": return .pls
-            case "audio/mpegurl", "audio/x-mpegurl", "application/vnd.apple.mpegurl": return .m3u
-            default: if StreamFormat(contentType: contentType) != nil { return nil }
-            }
+            if let kind = mediaTypes[StreamFormat.mediaType(contentType)] { return kind }
+            if StreamFormat(contentType: contentType) != nil { return nil }
         }
         let path = PlaylistURL.path(of: url).lowercased()
         if path.hasSuffix(".pls") { return .pls }

@@ -164,13 +164,14 @@ final class Transfer: @unchecked Sendable {
         } else if let file, status < 300 {
             var done = 0
             while done < count {
-                let written = pwrite(file, data + done, count - done, off_t(request.resumeFrom + bodyBytes + Int64(done)))
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else {
-                    refusal = "cannot write the download: \(String(cString: strerror(errno)))"
+                do {
+                    let written = try retryOnInterrupt { pwrite(file, data + done, count - done, off_t(request.resumeFrom + bodyBytes + Int64(done))) }
+                    guard written > 0 else { throw Errno.noSpace }
+                    done += written
+                } catch {
+                    refusal = "cannot write the download: \(error)"
                     return 0
                 }
-                done += written
             }
         } else {
             guard body.count + count <= Self.maxMemoryBody else {

@@ -87,7 +87,7 @@ extension StationPlayer {
                 sounded = true
                 streamSoundingSince = Date()
                 streamInfo?.problem = nil
-                publish(.playing(streamSpin(station)))
+                publish(.playing(.stream(nowPlaying(station))))
             }
             if let failure = connection.failure {
                 problem = .failed(.refused(failure))
@@ -123,17 +123,14 @@ extension StationPlayer {
         info.song = metadata.song
         streamInfo = info
         if case .playing = state, case .stream(let station)? = self.station {
-            publish(.playing(streamSpin(station)))
+            publish(.playing(.stream(nowPlaying(station))))
         }
     }
 
-    /// The state's spin for a stream: the title it announces, the station's name when it announces none.
-    func streamSpin(_ station: StreamStation) -> Spin {
+    /// The state's now playing for a stream: the title it announces, the station's name when it announces none.
+    func nowPlaying(_ station: StreamStation) -> Announcement {
         let info = streamInfo
-        let title = info?.song ?? info?.title ?? info?.name ?? station.name
-        return Spin(
-            id: "stream:" + station.name, stationID: station.name, airtime: streamSoundingSince, startingVolume: 1, fades: [],
-            audioBlock: AudioBlock(id: info?.url ?? station.url, title: title, artist: info?.artist ?? "", type: "stream",
-                                   durationMS: 0, endOfMessageMS: 0, downloadURL: nil, album: info?.name))
+        return Announcement(station: station.name, title: info?.song ?? info?.title ?? info?.name ?? station.name,
+                           artist: info?.artist ?? "", since: streamSoundingSince)
     }
 }

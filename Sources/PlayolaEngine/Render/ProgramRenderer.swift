@@ -14,7 +14,9 @@ public final class ProgramRenderer {
     public let origin: Date
     private let resolveFile: (Spin) -> String?
     private let sink: any AudioSink
-    private let report: (PlayEvent) -> Void
+    private let clock: ProgramClock
+    private let placer: SpinPlacer
+    private let reporter: PlayReporter
     private var voices: [Voice] = []
     /// Spins already opened (or failed), by index into `schedule.spins`.
     private var handled: Set<Int> = []
@@ -22,6 +24,8 @@ public final class ProgramRenderer {
     private var framesRendered: Int64 = 0
     private let blockFrames = 4096
     private let mixBuffer: UnsafeMutablePointer<Float>
+    /// Bass and treble, after the mix, as the live engine applies them.
+    public var tone: ToneControl
 
     public init(
         schedule: Schedule, from origin: Date, sink: any AudioSink, resolveFile: @escaping (Spin) -> String?,
@@ -32,20 +36,19 @@ public final class ProgramRenderer {
         self.sink = sink
         self.mixRate = sink.sampleRate
         self.resolveFile = resolveFile
-        self.report = report
+        clock = ProgramClock(rate: sink.sampleRate, heardAt: origin)
+        placer = SpinPlacer(mixRate: sink.sampleRate, openFile: { path throws(AudioDecoderError) in try openAudioFile(path: path) })
+        reporter = PlayReporter(mixRate: sink.sampleRate, report: report)
         mixBuffer = .allocate(capacity: blockFrames * 2)
+        tone = ToneControl(sampleRate: sink.sampleRate)
     }
 
     deinit { mixBuffer.deallocate() }
 
     /// The mix frame at which `date` is heard.
-    public func frame(at date: Date) -> Int64 {
-        Int64((date.timeIntervalSince(origin) * Double(mixRate)).rounded())
-    }
+    public func frame(at date: Date) -> Int64 { clock.frame(at: date) }
 
-    public func date(atFrame frame: Int64) -> Date {
-        origin.addingTimeInterval(Double(frame) / Double(mixRate))
-    }
+    public func date(atFrame frame: Int64) -> Date { clock.date(atFrame: frame) }
 
     /// Renders the next `frames` frames into the sink.
     public func render(frames total: Int64) throws(AudioSinkError) {
@@ -56,6 +59,7 @@ public final class ProgramRenderer {
             openVoices(blockStart: framesRendered, blockEnd: blockEnd)
             for voice in voices { voice.fill(upTo: blockEnd - voice.startFrame) }
             Mixer.mix(voices, blockStart: framesRendered, frames: count, into: mixBuffer)
+            tone.process(mixBuffer, frames: count)
             try sink.write(mixBuffer, frames: count)
             framesRendered = blockEnd
             retireVoices()
@@ -66,70 +70,37 @@ public final class ProgramRenderer {
     private func openVoices(blockStart: Int64, blockEnd: Int64) {
         let spins = schedule.spins
         while nextCandidate < spins.count, handled.contains(nextCandidate) { nextCandidate += 1 }
-        var index = nextCandidate
-        while index < spins.count {
+        var skipped: (first: Spin, at: SpinPlacement, count: Int)?
+        for index in nextCandidate..<spins.count where !handled.contains(index) {
             let spin = spins[index]
-            let start = frame(at: spin.airtime)
-            if start >= blockEnd { break }
-            let length = spin.audioBlock.frames(atRate: mixRate)
-            if !handled.contains(index), start + length > blockStart {
-                handled.insert(index)
-                open(spin, startFrame: start, at: blockStart)
+            guard clock.frame(at: spin.airtime) < blockEnd else { break }
+            guard let placement = placer.place(spin, clock: clock, window: blockStart..<blockEnd) else { continue }
+            handled.insert(index)
+            guard voices.count < VoiceSlots.defaultCapacity else {
+                skipped = (skipped?.first ?? spin, skipped?.at ?? placement, (skipped?.count ?? 0) + 1)
+                continue
             }
-            index += 1
-        }
-    }
-
-    private func open(_ spin: Spin, startFrame: Int64, at blockStart: Int64) {
-        let join = max(0, blockStart - startFrame)
-        let heard = date(atFrame: startFrame + join)
-        guard voices.count < VoiceSlots.defaultCapacity else {
-            report(PlayEvent(time: heard, kind: .error, spin: spin,
-                             detail: "too many overlapping spins (at most \(VoiceSlots.defaultCapacity) at once): not played"))
-            return
-        }
-        guard let path = resolveFile(spin) else {
-            report(PlayEvent(time: heard, kind: .error, spin: spin, detail: "no audio file for \(spin.audioBlock.downloadURL ?? "(no URL)")"))
-            return
-        }
-        do {
-            let decoder = try openAudioFile(path: path)
-            let voice = try Voice(spin: spin, file: path, decoder: decoder, mixRate: mixRate, startFrame: startFrame, joinFrame: join)
-            voices.append(voice)
-            if join == 0 {
-                report(PlayEvent(time: heard, kind: .start, spin: spin, detail: ""))
-            } else {
-                report(PlayEvent(time: heard, kind: .join, spin: spin, detail: "at \(seconds(join)) s into the file"))
+            guard let path = resolveFile(spin) else {
+                reporter.failed(spin, at: placement, clock: clock, "no audio file for \(spin.audioBlock.downloadURL ?? "(no URL)")")
+                continue
             }
-        } catch {
-            report(PlayEvent(time: heard, kind: .error, spin: spin, detail: "\(error)"))
+            do {
+                voices.append(try placer.voice(for: spin, file: path, at: placement))
+                reporter.started(spin, at: placement, clock: clock)
+            } catch {
+                reporter.failed(spin, at: placement, clock: clock, "\(error)")
+            }
+        }
+        if let skipped {
+            reporter.skipped(first: skipped.first, at: skipped.at, count: skipped.count, capacity: VoiceSlots.defaultCapacity, clock: clock)
         }
     }
 
     private func retireVoices() {
         voices.removeAll { voice in
             guard voice.isExhausted, voice.ring.availableToRead == 0 else { return false }
-            let endFrame = voice.startFrame + voice.writeFrame
-            let ended = date(atFrame: endFrame)
-            if let failure = voice.failure {
-                report(PlayEvent(time: ended, kind: .error, spin: voice.spin, detail: "\(failure); silence after \(seconds(voice.writeFrame)) s"))
-            } else if let expected = voice.expectedFrames, voice.writeFrame + Int64(mixRate) / 2 < expected {
-                report(PlayEvent(time: ended, kind: .error, spin: voice.spin,
-                                 detail: "\(voice.file): ended at \(seconds(voice.writeFrame)) s of the \(seconds(expected)) s its header announces (truncated?)"))
-            } else {
-                let durationFrames = voice.spin.audioBlock.frames(atRate: mixRate)
-                let short = voice.writeFrame + Int64(mixRate) / 2 < durationFrames
-                report(PlayEvent(time: ended, kind: short ? .error : .end, spin: voice.spin,
-                                 detail: short ? "\(voice.file): \(seconds(voice.writeFrame)) s long, the schedule says \(seconds(durationFrames)) s (truncated?)"
-                                               : "after \(seconds(voice.writeFrame)) s"))
-            }
+            reporter.ended(voice, clock: clock)
             return true
         }
-    }
-
-    private func seconds(_ frames: Int64) -> String {
-        let millis = frames * 1000 / Int64(mixRate)
-        let fraction = String(millis % 1000)
-        return "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 }

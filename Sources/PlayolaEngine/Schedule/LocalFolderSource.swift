@@ -2,9 +2,11 @@ import FoundationEssentials
 import Glibc
 import PlayolaDecoding
 import PlayolaModel
+import PlayolaSupport
 import Synchronization
 
 /// A folder of audio files played as an endless wall-clock schedule: the files in name order, looping,
+/// named by their tags (title and artist) where they have them,
 /// each overlapping the next by a short crossfade. The loop is anchored to a fixed epoch, so the wall
 /// clock alone says what plays — a restart (or a resume) lands where the "broadcast" is, as on a
 /// Playola station, and the same schedule → mixer path plays it.
@@ -58,7 +60,7 @@ public struct LocalFolderSource: ScheduleSource {
                     id: "\(stationID)-\(loop)-\(index)", stationID: stationID, airtime: start, startingVolume: 1,
                     fades: [Fade(atMS: max(0, ms - fadeMS), toVolume: 0)],
                     audioBlock: AudioBlock(
-                        id: track.file, title: track.title, artist: "", type: "song", durationMS: ms,
+                        id: track.file, title: track.title, artist: track.artist, type: "song", durationMS: ms,
                         endOfMessageMS: max(0, ms - fadeMS), downloadURL: "file://" + path + "/" + track.file)))
                 start = start.addingTimeInterval(track.seconds - crossfade)
             }
@@ -69,7 +71,9 @@ public struct LocalFolderSource: ScheduleSource {
 
     struct Track: Sendable {
         var file: String
+        /// From the file's tags; its name without the extension when it has none.
         var title: String
+        var artist: String
         var seconds: Double
     }
 
@@ -88,23 +92,17 @@ public struct LocalFolderSource: ScheduleSource {
 
     /// The playable files of the folder in name order, with their lengths; unplayable ones are skipped.
     static func tracks(in path: String, stationID: String) throws(ScheduleSourceError) -> [Track] {
-        guard let directory = opendir(path) else {
-            throw .unreadableFolder(stationID: stationID, path: path, reason: String(cString: strerror(errno)))
-        }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            let ext = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
-            if !name.hasPrefix("."), extensions.contains(ext) { names.append(name) }
-        }
+        let all: [String]
+        do { all = try directoryNames(path) } catch { throw .unreadableFolder(stationID: stationID, path: path, reason: error.description) }
+        let names = all.filter { !$0.hasPrefix(".") && extensions.contains($0.split(separator: ".").last.map { $0.lowercased() } ?? "") }
         var tracks: [Track] = []
         for name in names.sorted() where isRegularFile(path + "/" + name) {
             guard let decoder = try? openAudioFile(path: path + "/" + name), let frames = decoder.frameCount else { continue }
             let seconds = Double(frames) / Double(decoder.sampleRate)
             guard seconds > 4 else { continue } // shorter than two crossfades: nothing to hear between them
-            let title = name.split(separator: ".").dropLast().joined(separator: ".")
-            tracks.append(Track(file: name, title: title, seconds: seconds))
+            let tags = AudioFileTags.read(path: path + "/" + name)
+            let title = tags?.title ?? name.split(separator: ".").dropLast().joined(separator: ".")
+            tracks.append(Track(file: name, title: title, artist: tags?.artist ?? "", seconds: seconds))
         }
         guard !tracks.isEmpty else { throw .nothingToPlay(stationID: stationID, path: path) }
         return tracks

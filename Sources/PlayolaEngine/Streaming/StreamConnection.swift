@@ -42,10 +42,6 @@ public final class StreamConnection: Sendable {
         }
     }
 
-    private static let playlistTypes: Set = [
-        "audio/x-scpls", "application/pls+xml", "audio/mpegurl", "audio/x-mpegurl", "application/vnd.apple.mpegurl",
-        "application/x-mpegurl",
-    ]
     private static let maxPlaylistBytes = 64 << 10
 
     /// `onMetadata` runs on the network thread for each new `StreamTitle`.
@@ -77,7 +73,11 @@ public final class StreamConnection: Sendable {
         }
         let (playlist, headers, midBlock) = shared.withLock { ($0.playlist, $0.headers, $0.stripper?.isMidBlock ?? false) }
         if let playlist {
-            return .playlist(body: String(decoding: playlist, as: UTF8.self), contentType: headers?.contentType)
+            let body = String(decoding: playlist, as: UTF8.self)
+            if HLSPlaylist.isHLS(body) {
+                return await HLSFollower(url: url, station: station, buffer: buffer, onTags: announce).run(http: http, firstBody: body)
+            }
+            return .playlist(body: body, contentType: headers?.contentType)
         }
         if midBlock { return .failed(.truncated("\(url): the stream ended inside a metadata block")) }
         return .ended
@@ -90,7 +90,7 @@ public final class StreamConnection: Sendable {
     /// Nil until enough has arrived to tell.
     public func makeDecoder() throws(AudioDecoderError) -> (any StreamDecoder)? {
         let declared = shared.withLock { $0.headers?.format }
-        if let declared { return try openStreamDecoder(declared, buffer: buffer, name: url) }
+        if let declared { return try openStreamDecoder(declared, buffer: buffer, name: url, onTags: announce) }
         let head = buffer.peek(4)
         guard head.count == 4 else {
             if buffer.hasEnded { throw .invalid(path: url, reason: "the stream ended before any audio") }
@@ -100,7 +100,12 @@ public final class StreamConnection: Sendable {
             let type = headers?.contentType.map { " (Content-Type \($0))" } ?? ""
             throw .unknownFormat(path: url + type)
         }
-        return try openStreamDecoder(format, buffer: buffer, name: url)
+        return try openStreamDecoder(format, buffer: buffer, name: url, onTags: announce)
+    }
+
+    /// Titles from inside the audio (Ogg's tags, HLS's ID3) go where ICY titles go.
+    private var announce: @Sendable (StreamTags) -> Void {
+        { [onMetadata] tags in tags.text.map { onMetadata(ICYMetadata(title: $0, artist: tags.artist, song: tags.title)) } }
     }
 
     /// Engine side: what arrived cannot be played; the player drops the connection and makes another.
@@ -112,7 +117,7 @@ public final class StreamConnection: Sendable {
     private func receive(headers fields: [(name: String, value: String)]) -> String? {
         do throws(ICYError) {
             let headers = try ICYHeaders(fields)
-            let isPlaylist = headers.contentType.map { Self.playlistTypes.contains($0) } ?? false
+            let isPlaylist = headers.contentType.map(StreamPlaylist.isPlaylist) ?? false
             let stripper = isPlaylist ? nil : try headers.metaint.map { metaint throws(ICYError) in try ICYMetadataStripper(metaint: metaint) }
             shared.withLock {
                 $0.headers = headers

@@ -1,4 +1,5 @@
 import PlayolaDecoding
+import PlayolaSupport
 
 /// An internet radio station: where it is and how patiently to listen to it.
 public struct StreamStation: Sendable, Equatable {
@@ -26,8 +27,7 @@ public struct StreamStation: Sendable, Equatable {
 
     /// The wait before reconnect attempt `attempt` (1, 2, …); `jitter` in 0…1.
     public func backoff(attempt: Int, jitter: Double) -> Double {
-        let base = min(maximumBackoff, minimumBackoff * Double(1 << min(max(0, attempt - 1), 16)))
-        return base * (0.8 + 0.4 * jitter)
+        Backoff(first: minimumBackoff, cap: maximumBackoff).delay(attempt: attempt) * (0.8 + 0.4 * jitter)
     }
 }
 

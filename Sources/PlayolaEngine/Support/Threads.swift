@@ -14,10 +14,9 @@ public func startThread(named name: String, _ body: @escaping @Sendable () -> Vo
         let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
         // The name shows in top -H, ps and perf (the kernel keeps 15 bytes). Through /proc, because Glibc's
         // module does not export pthread_setname_np (a _GNU_SOURCE function).
-        let comm = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        if comm >= 0 {
-            _ = box.name.utf8.prefix(15).withContiguousStorageIfAvailable { write(comm, $0.baseAddress, $0.count) }
-            close(comm)
+        if let comm = try? FileDescriptor.open("/proc/thread-self/comm", O_WRONLY) {
+            _ = Array(box.name.utf8.prefix(15)).withUnsafeBytes { try? comm.writeAll($0) }
+            comm.close()
         }
         box.body()
         return nil

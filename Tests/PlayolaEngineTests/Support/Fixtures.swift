@@ -15,12 +15,15 @@ enum Fixtures {
 
     enum Codec: String {
         case mp3, m4a, aac, wav, flac
+        /// Ogg Vorbis and Ogg Opus (Opus takes 48 kHz only).
+        case ogg, opus
     }
 
     /// A stereo (or mono) tone of `frequency` Hz and `seconds`, with a 2 ms fade-in and 20 ms fade-out
     /// (as real recordings start and end quietly), encoded as `codec` at `rate`.
     static func tone(
-        _ frequency: Double, seconds: Double, rate: Int, codec: Codec, mono: Bool = false, name: String? = nil
+        _ frequency: Double, seconds: Double, rate: Int, codec: Codec, mono: Bool = false, name: String? = nil,
+        tags: [String] = []
     ) throws -> String {
         let fileName = name ?? "tone-\(Int(frequency))Hz-\(Int(seconds * 1000))ms-\(rate)-\(mono ? "mono" : "stereo").\(codec.rawValue)"
         let path = directory + "/" + fileName
@@ -35,7 +38,10 @@ enum Fixtures {
         case .aac: arguments += ["-c:a", "aac", "-b:a", "192k", "-f", "adts"]
         case .wav: arguments += ["-c:a", "pcm_s16le", "-f", "wav"]
         case .flac: arguments += ["-c:a", "flac", "-f", "flac"]
+        case .ogg: arguments += ["-c:a", "libvorbis", "-q:a", "6", "-f", "ogg"]
+        case .opus: arguments += ["-c:a", "libopus", "-b:a", "160k", "-f", "ogg"]
         }
+        for tag in tags { arguments += ["-metadata", tag] }
         try run("ffmpeg", arguments + [path + ".part"])
         try FileManager.default.moveItem(atPath: path + ".part", toPath: path)
         return path

@@ -7,9 +7,10 @@ final class IcecastServer {
     let titles: [String]
     private let server: SupportServer
 
-    init(mp3: String, aac: String, titles: [String], titleSeconds: Double) throws {
+    /// `ogg` adds /tone.ogg (Vorbis, 700 Hz) and /tone.opus (Opus, 1000 Hz), whose titles are chain links.
+    init(mp3: String, aac: String, titles: [String], titleSeconds: Double, ogg: Bool = false) throws {
         server = try SupportServer("icecast_harness.py", ["--mp3", mp3, "--aac", aac, "--titles", titles.joined(separator: "|"),
-                                                          "--title-seconds", "\(titleSeconds)"])
+                                                          "--title-seconds", "\(titleSeconds)"] + (ogg ? ["--ogg"] : []))
         guard let port = server.jsonPort else {
             throw NSError(domain: "IcecastServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "icecast harness did not start"])
         }

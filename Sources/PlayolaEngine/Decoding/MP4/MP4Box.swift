@@ -1,4 +1,4 @@
-import Glibc
+import PlayolaSupport
 
 /// One ISO-BMFF box: its type and where its payload lies.
 struct MP4Box {
@@ -65,12 +65,12 @@ struct MP4TopLevelBox {
 
     /// The first top-level box of `type`, or nil. Sizes are checked against the file's: a box that runs past
     /// the end is returned with its claimed size (the caller decides), and ends the scan.
-    static func find(_ type: String, fd: Int32, fileSize: Int64) throws(MP4FieldError) -> MP4TopLevelBox? {
+    static func find(_ type: String, in file: FileDescriptor, fileSize: Int64) throws(MP4FieldError) -> MP4TopLevelBox? {
         var offset: Int64 = 0
         var header = [UInt8](repeating: 0, count: 16)
         for _ in 0..<maxBoxesScanned {
             guard fileSize - offset >= 8 else { return nil }
-            let got = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 16, off_t(offset)) }
+            let got = header.withUnsafeMutableBytes { (try? file.read(into: $0, at: offset)) ?? 0 }
             guard got >= 8 else { return nil }
             var reader = ByteReader(Array(header[0..<got]))
             guard let size32 = reader.u32(), let boxType = reader.fourCC() else { return nil }

@@ -14,14 +14,25 @@ struct MP4SampleTable {
     /// Set when the table goes on past the end of the file: the number of units that are there.
     var firstMissingUnit: Int?
 
-    init(stbl: MP4Box, in bytes: [UInt8], fileSize: Int64) throws(MP4FieldError) {
+    /// `mayBeEmpty`: a fragmented file's `moov`, whose samples may all be in its fragments.
+    init(stbl: MP4Box, in bytes: [UInt8], fileSize: Int64, mayBeEmpty: Bool = false) throws(MP4FieldError) {
         (unitDuration, totalDuration) = try Self.timeToSample(stbl: stbl, in: bytes)
+        if unitDuration == 0 && !mayBeEmpty { throw MP4FieldError(field: "stts", problem: "no sample has a duration") }
         let sizes = try SampleSizes(stbl: stbl, in: bytes, fileSize: fileSize)
         let chunks = try Self.chunkOffsets(stbl: stbl, in: bytes)
         let runs = try Self.chunkRuns(stbl: stbl, in: bytes, chunkCount: chunks.count)
         offsets.reserveCapacity(sizes.count)
         self.sizes.reserveCapacity(sizes.count)
         try fill(runs: runs, chunks: chunks, sizes: sizes, fileSize: fileSize)
+    }
+
+    /// Adds the samples of a fragmented file's fragments, after those of the table.
+    mutating func append(_ fragments: MP4Fragments) {
+        offsets += fragments.offsets
+        sizes += fragments.sizes
+        unitDuration = max(unitDuration, fragments.unitDuration)
+        totalDuration += fragments.duration
+        if fragments.isCut { firstMissingUnit = offsets.count }
     }
 
     /// Walks the chunks run by run, placing each unit after the previous one in its chunk.
@@ -71,7 +82,6 @@ struct MP4SampleTable {
             }
             total = sum
         }
-        guard unit > 0 else { throw MP4FieldError(field: "stts", problem: "no sample has a duration") }
         return (unit, total)
     }
 

@@ -1,5 +1,4 @@
 import CFAAD
-import Glibc
 
 /// AAC and HE-AAC from an ADTS stream through libfaad2. We frame the stream ourselves (faad2 wants whole
 /// frames): a frame header must be valid and agree with the one that follows, else the decoder slides
@@ -10,7 +9,7 @@ public final class ADTSStreamDecoder: StreamDecoder {
     public private(set) var hasEnded = false
     private let buffer: StreamBuffer
     private let name: String
-    private var handle: NeAACDecHandle?
+    private var faad: FAADHandle?
     /// Bytes read from the buffer and not yet decoded, from `start`.
     private var pending: [UInt8] = []
     private var start = 0
@@ -28,7 +27,6 @@ public final class ADTSStreamDecoder: StreamDecoder {
     }
 
     deinit {
-        if let handle { NeAACDecClose(handle) }
         chunk.deallocate()
     }
 
@@ -61,17 +59,15 @@ public final class ADTSStreamDecoder: StreamDecoder {
             guard let length = try nextFrameLength() else { return false }
             let frame = start
             start += length
-            if handle == nil { try openDecoder(frame: frame, length: length) }
+            let faad = try existingOrNewDecoder(frame: frame, length: length)
             var info = NeAACDecFrameInfo()
-            let samples = pending.withUnsafeMutableBufferPointer {
-                NeAACDecDecode(handle, &info, $0.baseAddress! + frame, UInt(length))
-            }
+            let samples = pending.withUnsafeMutableBufferPointer { faad.decode($0.baseAddress! + frame, length: length, info: &info) }
             let channels = Int(info.channels)
             let frames = Int(info.samples) / max(1, channels)
             guard info.error == 0, let samples, frames > 0 else {
                 failedInARow += 1
                 if failedInARow > 50 {
-                    throw .decodeFailed(path: name, reason: String(cString: NeAACDecGetErrorMessage(info.error)))
+                    throw .decodeFailed(path: name, reason: FAADHandle.errorText(info))
                 }
                 continue // a damaged frame: drop it, the next one decodes
             }
@@ -82,7 +78,7 @@ public final class ADTSStreamDecoder: StreamDecoder {
             } else if Int(info.samplerate) != sampleRate {
                 throw .unsupported(path: name, reason: "the stream changed rate to \(info.samplerate) Hz")
             }
-            output = UnsafePointer(samples.assumingMemoryBound(to: Float.self))
+            output = UnsafePointer(samples)
             outputFrames = frames
             if channels != channelCount { try keepTwoChannels(channels: channels, frames: frames) }
             return true
@@ -98,24 +94,20 @@ public final class ADTSStreamDecoder: StreamDecoder {
                     pending.removeFirst(start)
                     start = 0
                 }
-                let count = buffer.read(into: chunk)
-                if count == 0 {
+                guard readMore() else {
                     if buffer.isDrained { hasEnded = true }
                     return nil
                 }
-                pending.append(contentsOf: UnsafeRawBufferPointer(chunk).prefix(count))
                 continue
             }
-            if let length = Self.headerLength(pending, at: start) {
+            if let length = ADTSHeader(pending, at: start)?.frameLength {
                 if pending.count - start < length + 7 {
                     guard pending.count - start <= Self.searchLimit else { throw notADTS() }
                     if buffer.isDrained { hasEnded = true; return nil } // the last, cut frame goes
-                    let count = buffer.read(into: chunk)
-                    if count == 0 { return nil }
-                    pending.append(contentsOf: UnsafeRawBufferPointer(chunk).prefix(count))
+                    guard readMore() else { return nil }
                     continue
                 }
-                if Self.headerLength(pending, at: start + length) != nil {
+                if ADTSHeader(pending, at: start + length) != nil {
                     skippedWithoutFrame = 0
                     return length
                 }
@@ -126,37 +118,24 @@ public final class ADTSStreamDecoder: StreamDecoder {
         }
     }
 
+    /// Appends what has arrived to `pending`; false when nothing had.
+    private func readMore() -> Bool {
+        let count = buffer.read(into: chunk)
+        pending.append(contentsOf: UnsafeRawBufferPointer(chunk).prefix(count))
+        return count > 0
+    }
+
     private func notADTS() -> AudioDecoderError {
         .invalid(path: name, reason: "no AAC (ADTS) frame in the first \(Self.searchLimit >> 10) KiB")
     }
 
-    /// An ADTS header's frame length, if `bytes[at...]` starts a plausible one.
-    static func headerLength(_ bytes: [UInt8], at index: Int) -> Int? {
-        guard bytes.count - index >= 7, bytes[index] == 0xFF, bytes[index + 1] & 0xF6 == 0xF0 else { return nil }
-        let rateIndex = (bytes[index + 2] >> 2) & 0x0F
-        guard rateIndex < 12 else { return nil }
-        let length = Int(bytes[index + 3] & 0x03) << 11 | Int(bytes[index + 4]) << 3 | Int(bytes[index + 5] >> 5)
-        let headerSize = bytes[index + 1] & 0x01 == 1 ? 7 : 9
-        return length > headerSize ? length : nil
-    }
-
-    private func openDecoder(frame: Int, length: Int) throws(AudioDecoderError) {
-        guard let handle = NeAACDecOpen() else { throw .cannotOpen(path: name, reason: "NeAACDecOpen failed") }
-        let config = NeAACDecGetCurrentConfiguration(handle)!
-        config.pointee.outputFormat = UInt8(FAAD_FMT_FLOAT)
-        config.pointee.downMatrix = 1
-        config.pointee.dontUpSampleImplicitSBR = 0
-        NeAACDecSetConfiguration(handle, config)
-        var rate: UInt = 0
-        var channels: UInt8 = 0
-        let status = pending.withUnsafeMutableBufferPointer {
-            NeAACDecInit(handle, $0.baseAddress! + frame, UInt(length), &rate, &channels)
-        }
-        guard status >= 0 else {
-            NeAACDecClose(handle)
-            throw .invalid(path: name, reason: "the AAC decoder rejected the stream's first frame")
-        }
-        self.handle = handle
+    /// The decoder, set up from the first frame the first time.
+    private func existingOrNewDecoder(frame: Int, length: Int) throws(AudioDecoderError) -> FAADHandle {
+        if let faad { return faad }
+        let faad = try FAADHandle(name: name)
+        try faad.initialize(frameIn: &pending, at: frame, length: length)
+        self.faad = faad
+        return faad
     }
 
     /// faad2 down-mixes 5.1 to stereo itself; what is left to fold is the first two of any other count.

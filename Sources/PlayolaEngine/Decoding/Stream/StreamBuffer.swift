@@ -41,6 +41,13 @@ public final class StreamBuffer: Sendable {
         }
     }
 
+    /// Network side: the source is alive though no byte came (an HLS follower between segments), so the
+    /// stall watch, which goes by `lastArrival`, waits.
+    public func noteAlive() { state.withLock { $0.lastArrival = monotonicSeconds() } }
+
+    /// Network side: free room, for a source that can wait rather than lose its oldest bytes (HLS).
+    public var room: Int { state.withLock { capacity - ($0.bytes.count - $0.head) } }
+
     /// Network side: the connection is over; the decoder plays out what is here, then ends.
     public func finish() { state.withLock { $0.ended = true } }
 

@@ -1,7 +1,8 @@
 /// A decoder fed from a connection's `StreamBuffer` rather than a file: the bytes arrive at the pace of the
 /// broadcast, so `read` returning 0 means "nothing yet" until `hasEnded` says the stream is over.
 ///
-/// Two real implementations: mpg123's feed interface (MP3) and faad2 over our own ADTS framing (AAC, HE-AAC).
+/// Three real implementations: mpg123's feed interface (MP3), faad2 over our own ADTS framing (AAC, HE-AAC)
+/// and libvorbis or libopus over libogg (Ogg Vorbis, Ogg Opus).
 /// The format is known only once the first frames have arrived: `prepare()` is called until it is true,
 /// and only then are `sampleRate` and `channelCount` meaningful.
 public protocol StreamDecoder: AudioDecoder {
@@ -20,11 +21,14 @@ extension StreamDecoder {
     }
 }
 
-/// The decoder for a stream of `format`, reading from `buffer`; `name` (the URL) is for messages.
-public func openStreamDecoder(_ format: StreamFormat, buffer: StreamBuffer, name: String) throws(AudioDecoderError) -> any StreamDecoder {
+/// The decoder for a stream of `format`, reading from `buffer`; `name` (the URL) is for messages. `onTags`
+/// hears the titles a format carries inside its audio (Ogg's), on the decode thread.
+public func openStreamDecoder(
+    _ format: StreamFormat, buffer: StreamBuffer, name: String, onTags: @escaping @Sendable (StreamTags) -> Void = { _ in }
+) throws(AudioDecoderError) -> any StreamDecoder {
     switch format {
     case .mp3: try MP3StreamDecoder(buffer: buffer, name: name)
     case .aac: try ADTSStreamDecoder(buffer: buffer, name: name)
-    case .ogg: throw .unsupported(path: name, reason: "Ogg streams are not supported in this version (MP3 and AAC are)")
+    case .ogg: OggStreamDecoder(buffer: buffer, name: name, onTags: onTags)
     }
 }

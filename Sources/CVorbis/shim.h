@@ -1,0 +1,1 @@
+#include <vorbis/codec.h>

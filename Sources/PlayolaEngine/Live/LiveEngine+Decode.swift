@@ -1,0 +1,120 @@
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlayolaMixer
+import PlayolaModel
+import PlayolaSupport
+
+/// The decode thread: places each spin's voice shortly before it sounds (or joins it at the present),
+/// keeps the rings ~2 s ahead, retires finished voices and says so, services the stream, and re-places the
+/// whole program from a fresh anchor whenever a device opens.
+extension LiveEngine {
+    func decodeLoop() {
+        let lookahead = Int64(mixRate) * 2
+        let margin = Int64(Double(mixRate) * 0.1)
+        let placer = SpinPlacer(mixRate: mixRate, openFile: openFile)
+        let reporter = PlayReporter(mixRate: mixRate, report: report)
+        var stream = StreamVoice()
+        while running.load(ordering: .acquiring) {
+            decodePasses.add(1, ordering: .releasing)
+            guard anchorForDevice(&stream) else { continue }
+            let cursor = framesWritten.load(ordering: .acquiring)
+            let (program, programClock, started) = shared.withLock { ($0.program, $0.clock!, $0.started) }
+            let wanted = Set(program.map(\.spin.id))
+            // Voices whose spin left the program fade out, then retire; so do voices that played out.
+            for index in 0..<slots.capacity {
+                guard let voice = slots.voice(index), slots.state(index) == VoiceSlots.active else { continue }
+                if voice.isLive {
+                    // The stream's voice: decode whatever has arrived; retire it once silent or played out.
+                    if voice.isSilenced.load(ordering: .acquiring) || (voice.isExhausted && voice.ring.availableToRead == 0) {
+                        slots.retire(index)
+                    } else {
+                        voice.fill(upTo: .max)
+                    }
+                    continue
+                }
+                if !wanted.contains(voice.spin.id) {
+                    voice.fadeOutRequested.store(true, ordering: .releasing)
+                }
+                if voice.isSilenced.load(ordering: .acquiring) {
+                    slots.retire(index)
+                } else if voice.isExhausted && voice.ring.availableToRead == 0 {
+                    reporter.ended(voice, clock: programClock)
+                    slots.retire(index)
+                } else {
+                    voice.fill(upTo: cursor - voice.startFrame + lookahead)
+                }
+            }
+            _ = slots.collectReleased()
+            serviceStream(&stream, at: cursor + margin)
+            // Place spins that sound within the lookahead and have no voice yet. With every slot taken, a
+            // spin is skipped without opening its file (the slots bound the decoders and rings alive at once),
+            // and the skipped ones of a pass are reported together.
+            var skipped: (first: Spin, at: SpinPlacement, count: Int, clock: ProgramClock)?
+            for entry in program where !started.contains(entry.spin.id) {
+                guard let file = entry.file else { continue }
+                var placing = programClock
+                if let reading = currentHeardFrame() { placing.reanchor(frame: reading.frame, heardAt: reading.at) }
+                guard let placement = placer.place(entry.spin, clock: placing, window: cursor + margin..<cursor + lookahead) else { continue }
+                shared.withLock { $0.clock = placing; $0.started.insert(entry.spin.id) }
+                guard slots.hasFree else {
+                    skipped = (skipped?.first ?? entry.spin, skipped?.at ?? placement, (skipped?.count ?? 0) + 1, skipped?.clock ?? placing)
+                    continue
+                }
+                open(entry.spin, file: file, at: placement, placer: placer, reporter: reporter, clock: placing)
+            }
+            if let skipped {
+                reporter.skipped(first: skipped.first, at: skipped.at, count: skipped.count, capacity: slots.capacity, clock: skipped.clock)
+            }
+            _ = decodeWake.wait(timeout: .now() + decodeInterval)
+        }
+    }
+
+    /// True when the program is placed against the open device (with a clock anchored on it). No device, or
+    /// a new one: what was playing belongs to the past; it is retired, and once the new device has taken a
+    /// first block the program is placed again from a fresh anchor. A stream's buffer is stale by then: its
+    /// connection is given up, and the player makes a fresh one.
+    private func anchorForDevice(_ stream: inout StreamVoice) -> Bool {
+        let device = deviceGeneration.load(ordering: .acquiring)
+        let isOpen = deviceOpen.load(ordering: .acquiring)
+        // No clock yet also counts as unplaced: the render thread marks the device open before it bumps
+        // the generation, so a pass between the two sees an open device of the generation already placed.
+        guard !isOpen || shared.withLock({ device != $0.placedForDevice || $0.clock == nil }) else { return true }
+        for index in 0..<slots.capacity where slots.state(index) == VoiceSlots.active { slots.retire(index) }
+        if stream.filling != nil || stream.sounding != nil {
+            stream.connection?.fail("the audio device went away")
+            stream = StreamVoice(connection: stream.connection, failed: true)
+        }
+        _ = slots.collectReleased()
+        guard isOpen, heardMicros.load(ordering: .acquiring) > 0 else {
+            usleep(isOpen ? 5_000 : 100_000) // no device: nothing to do until it is back
+            return false
+        }
+        shared.withLock {
+            $0.started.removeAll()
+            $0.clock = ProgramClock(rate: mixRate, frame: heardFrame.load(ordering: .acquiring), heardAt: clock.now())
+            $0.placedForDevice = device
+        }
+        return true
+    }
+
+    /// The mix frame heard right now, extrapolated from the render thread's last reading.
+    private func currentHeardFrame() -> (frame: Int64, at: Date)? {
+        let micros = heardMicros.load(ordering: .acquiring)
+        guard micros > 0 else { return nil }
+        let frame = heardFrame.load(ordering: .relaxed)
+        let elapsed = monotonicSeconds() - Double(micros) / 1e6
+        return (frame + Int64(elapsed * Double(mixRate)), clock.now())
+    }
+
+    private func open(_ spin: Spin, file: String, at placement: SpinPlacement, placer: SpinPlacer, reporter: PlayReporter, clock: ProgramClock) {
+        do {
+            let voice = try placer.voice(for: spin, file: file, at: placement)
+            voice.fill(upTo: placement.joinFrame + Int64(mixRate))
+            guard slots.add(voice) else { return reporter.failed(spin, at: placement, clock: clock, "too many overlapping spins") }
+            reporter.started(spin, at: placement, clock: clock)
+        } catch {
+            reporter.failed(spin, at: placement, clock: clock, "\(error)")
+        }
+    }
+}
