@@ -30,6 +30,7 @@ extension LiveEngine {
                         slots.retire(index)
                     } else {
                         voice.fill(upTo: .max)
+                        voice.holdLevel(at: monotonicSeconds())
                     }
                     continue
                 }

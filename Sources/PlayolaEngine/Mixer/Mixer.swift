@@ -44,6 +44,7 @@ public enum Mixer {
                     return
                 }
                 voice.isRebuffering = false
+                voice.recoveries.add(1, ordering: .releasing)
                 voice.rampGain = 0 // ramps in again
             }
             // Running dry within this block: play what is there, fading out over its last 5 ms (a wave cut

@@ -11,6 +11,7 @@ import Synchronization
 /// A live voice (an internet radio stream, whose decoder is a `StreamDecoder`) is not tied to the mix
 /// timeline: its frames arrive at the broadcast's pace, so the mixer plays them as they come, ramps in at
 /// the start, and when the ring runs dry waits until `rebufferFrames` have arrived again (a jitter buffer).
+/// Its frames pass through a `DriftBend` on their way to the ring, which `holdLevel` keeps at its level.
 public final class Voice {
     public let spin: Spin
     /// The audio file, for messages.
@@ -46,6 +47,10 @@ public final class Voice {
     /// Render side only: a live voice that ran dry, waiting for `rebufferFrames`.
     var isRebuffering = false
     public private(set) var failure: AudioDecoderError?
+    /// Render side: counts a live voice's recoveries from running dry (its buffer is at a new level).
+    public let recoveries = Atomic<Int>(0)
+    /// Decode side, live voices: the loop that holds the buffer against the two clocks' drift.
+    public private(set) var drift: DriftController
 
     private let decoder: any AudioDecoder
     private let stream: (any StreamDecoder)?
@@ -65,13 +70,15 @@ public final class Voice {
     private var readyOffset = 0
     private var readyCount = 0
     private var decoderDone = false
+    private let bend: DriftBend?
+    private var recoveriesSeen = 0
 
     /// Output frames a resampled join starts early by, so that the filter has settled at `joinFrame`.
     static let resamplerPreroll: Int64 = 4096
 
     public init(
         spin: Spin, file: String, decoder: any AudioDecoder, mixRate: Int, startFrame: Int64, joinFrame: Int64,
-        ringSeconds: Double = 2, rebufferSeconds: Double = 2
+        ringSeconds: Double = 2, rebufferSeconds: Double = 2, drift: DriftController.Tuning = .init()
     ) throws(AudioDecoderError) {
         self.spin = spin
         self.file = file
@@ -109,6 +116,8 @@ public final class Voice {
             try decoder.seek(toFrame: grid * resampler.gridInput)
         }
         resampled = .allocate(capacity: max(1, resampledCapacity) * 2)
+        bend = isLive ? DriftBend(maxInputFrames: max(chunkFrames, resampledCapacity)) : nil
+        self.drift = DriftController(tuning: drift)
         ready = stereo
         writeFrame = self.joinFrame
         readFrame = self.joinFrame
@@ -160,6 +169,7 @@ public final class Voice {
             readyCount = inputCount
             inputCount = 0
             isExhausted = decoderDone
+            bendLive()
             return true
         }
         ready = resampled
@@ -175,7 +185,29 @@ public final class Voice {
         let drop = Int(min(Int64(readyCount), discard))
         discard -= Int64(drop)
         readyOffset = drop
+        bendLive()
         return true
+    }
+
+    /// A live voice's ready frames go through its bend.
+    private func bendLive() {
+        guard let bend, readyCount > readyOffset else { return }
+        readyCount = bend.process(ready + readyOffset * 2, frames: readyCount - readyOffset)
+        ready = bend.output
+        readyOffset = 0
+    }
+
+    /// Decode side, a sounding live voice, just after `fill`: one reading of its buffer for the drift loop,
+    /// which sets how fast the next frames are played. `time`: monotonic seconds.
+    public func holdLevel(at time: Double) {
+        guard let bend else { return }
+        let recovered = recoveries.load(ordering: .acquiring)
+        if recovered != recoveriesSeen {
+            recoveriesSeen = recovered
+            drift.resettle()
+        }
+        let frames = ring.availableToRead + readyCount - readyOffset
+        bend.step = 1 + drift.update(level: Double(frames) / Double(mixRate), at: time)
     }
 
     private func toStereo(_ frames: Int) {
