@@ -29,7 +29,7 @@ import datetime, json, sys
 out, hours = sys.argv[1], int(sys.argv[2])
 start = datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc)
 files, spins = ["a.mp3", "b.mp3", "c.m4a"], []
-for index in range(hours * 3600 // 175 + 1):
+for index in range(hours * 3600 // 175 + 3):  # the last starts after the final hour, and marks it
     airtime = start + datetime.timedelta(seconds=175 * index)
     spins.append({"id": f"day-{index}", "stationId": "bench", "airtime": airtime.isoformat().replace("+00:00", "Z"),
                   "startingVolume": 1, "fades": [{"atMS": 173500, "toVolume": 0}],
@@ -46,7 +46,7 @@ playola, work, hours = sys.argv[1], sys.argv[2], int(sys.argv[3])
 start = datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc)
 began = time.monotonic()
 render = subprocess.Popen(["stdbuf", "-oL", playola, "render", "--schedule", f"{work}/day.json", "--media", work,
-                           "--from", "2025-01-01T00:00:00Z", "--duration", str(hours * 3600), "--out", "null",
+                           "--from", "2025-01-01T00:00:00Z", "--duration", str(hours * 3600 + 360), "--out", "null",
                            "--rate", "44100"], stdout=subprocess.PIPE, text=True)
 def rss_kib():
     with open(f"/proc/{render.pid}/status") as status:
