@@ -38,6 +38,7 @@ let package = Package(
         systemLibrary("CVorbis", pkgConfig: "vorbis", apt: "libvorbis-dev"),
         systemLibrary("COpus", pkgConfig: "opus", apt: "libopus-dev"),
         systemLibrary("CINIH", pkgConfig: "inih", apt: "libinih-dev"),
+        .systemLibrary(name: "CMalloc"), // glibc's <malloc.h>: the appliance's allocation policy (main.swift)
         .target(name: "CGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         .target(name: "CALSAQuiet", linkerSettings: [.linkedLibrary("asound")]),
@@ -60,7 +61,7 @@ let package = Package(
         ]),
         .executableTarget(
             name: "PlayolaAppliance",
-            dependencies: ["PlayolaEngine", "CGPIO", "CINIH"]
+            dependencies: ["PlayolaEngine", "CGPIO", "CINIH", "CMalloc"]
         ),
         // The parsers of outside bytes as fuzz targets; Fuzz/run drives them with libFuzzer.
         .target(name: "PlayolaFuzzTargets", dependencies: ["PlayolaEngine", "COgg"], path: "Fuzz/Targets"),
