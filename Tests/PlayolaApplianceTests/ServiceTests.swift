@@ -364,6 +364,11 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(stream["name"] as? String, "Playola Test Stream")
         XCTAssertEqual(stream["format"] as? String, "mp3")
         XCTAssertTrue((stream["title"] as? String)?.contains(" - ") ?? false)
+        // Issue 16: the buffer the drift loop holds, about the 2 s start buffer (still settling: no correction yet).
+        let buffered = try XCTUnwrap(stream["bufferSeconds"] as? Double)
+        XCTAssertGreaterThan(buffered, 1)
+        XCTAssertLessThan(buffered, 7)
+        XCTAssertNil(stream["clockPPM"])
         // Issue 17: the same for people.
         let human = try PlayolaRun(["status"] + service.configArguments, environment: service.fullEnvironment).out
         XCTAssertTrue(human.contains("Station: radio (internet radio, Playola Test Stream, mp3"), human)

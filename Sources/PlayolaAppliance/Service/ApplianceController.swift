@@ -211,6 +211,10 @@ actor ApplianceController {
         if case .error(let message) = state { report.lastError = message }
         if case .loading(let progress) = state { report.progress = progress }
         report.stream = await player.streamInfo.map(StatusReport.StreamStatus.init)
+        if let hold = engine.streamHold {
+            report.stream?.bufferSeconds = (hold.bufferSeconds * 100).rounded() / 100
+            report.stream?.clockPPM = hold.correctionPPM.map { ($0 * 10).rounded() / 10 }
+        }
         report.next = next.map { .init(.spin($0), now: Date()) }
         return report
     }
@@ -259,6 +263,10 @@ struct StatusReport: Codable, Sendable {
         var title: String?
         /// Why the last connection ended, while reconnecting.
         var problem: String?
+        /// While it sounds: seconds buffered (smoothed), and how many ppm faster (+) or slower (−) than it
+        /// arrives it is played to hold that level (once settled, after a minute): its server's clock against the DAC's.
+        var bufferSeconds: Double?
+        var clockPPM: Double?
 
         init(_ info: StreamInfo) {
             url = info.url

@@ -16,6 +16,7 @@ extension LiveEngine {
         let reporter = PlayReporter(mixRate: mixRate, report: report)
         var stream = StreamVoice()
         while running.load(ordering: .acquiring) {
+            var hold: StreamHold?
             decodePasses.add(1, ordering: .releasing)
             guard anchorForDevice(&stream) else { continue }
             let cursor = framesWritten.load(ordering: .acquiring)
@@ -31,6 +32,8 @@ extension LiveEngine {
                     } else {
                         voice.fill(upTo: .max)
                         voice.holdLevel(at: monotonicSeconds())
+                        hold = StreamHold(bufferSeconds: voice.drift.level,
+                                          correctionPPM: voice.drift.target == nil ? nil : voice.drift.correction * 1e6)
                     }
                     continue
                 }
@@ -47,6 +50,7 @@ extension LiveEngine {
                 }
             }
             _ = slots.collectReleased()
+            shared.withLock { $0.streamHold = hold }
             serviceStream(&stream, at: cursor + margin)
             // Place spins that sound within the lookahead and have no voice yet. With every slot taken, a
             // spin is skipped without opening its file (the slots bound the decoders and rings alive at once),

@@ -67,7 +67,20 @@ public final class LiveEngine: Sendable {
         var started: Set<String> = []
         var placedForDevice = 0
         var stream: (any LiveSource)?
+        var streamHold: StreamHold?
     }
+
+    /// How the sounding stream's buffer is held against the server's clock (`DriftController`).
+    public struct StreamHold: Sendable, Equatable {
+        /// Seconds of audio decoded and not yet heard, smoothed.
+        public var bufferSeconds: Double
+        /// How much faster (+) or slower (−) than it arrives the stream is played, in ppm: the two clocks'
+        /// difference, once learned. Nil during the first minute, while the level settles.
+        public var correctionPPM: Double?
+    }
+
+    /// The sounding stream's hold, nil without one.
+    public var streamHold: StreamHold? { shared.withLock { $0.streamHold } }
 
     /// - Parameters:
     ///   - openSink: opens the output (an ALSA PCM); called again after the device went away.
