@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # Start-up benchmark (issue #15): with a warm cache (the binary and the station's files read once before),
-#   run → first frame: from starting `playola run` to the first frame written to the device, and to the
-#                      first frame of sound (a local station of AAC 44.1 kHz files, `rate = auto`);
+#   run → first frame: from starting `playola run` to the first frame the device plays, and to the first
+#                      frame of sound (a local station of AAC 44.1 kHz files, `rate = auto`);
 #   play → audio:      with the service running and stopped (the device open, playing silence), from
-#                      starting `playola play` to the first frame of sound written to the device.
-# The device is ALSA's null behind the file plugin, into bench/first_sound.py, which reads it at the real-time
-# rate through a one-page pipe and notes when each arrives: "written to the device" is within a few ms of
-# the player's write, not when a DAC would sound it (add the device buffer, 0.3 s, for a stopped device
-# whose buffer holds silence).
+#                      starting `playola play` to the first frame of sound the device plays.
+# The device is a test sound card (Tests/Support/alsa_clock_plugin.c): it plays at real time from a ring of
+# one buffer (0.3 s), as hardware does, and hands each frame, when its clock plays it, through a FIFO to
+# bench/first_sound.py, which notes when each arrives (within ~5 ms of being played).
 # Usage: bench/startup.sh [RUNS]   (default 5 of each; the median and the largest are printed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,18 +16,19 @@ bench_run_dir startup
 build_playola
 
 music=$(bench_aac_station)
+# The device: a test sound card (Tests/Support/alsa_clock_plugin.c) that plays at real time from a ring of one
+# buffer, as hardware does (so a rewind means what it means on a DAC), and hands each frame to the reader
+# when its clock plays it. S16 stereo; the player opens it at 44.1 kHz (`rate = auto`).
+cc -shared -fPIC -DPIC -O2 -o "$run/libasound_module_pcm_playola_clock.so" Tests/Support/alsa_clock_plugin.c -lasound
 cat > "$run/asound.conf" <<CONF
-pcm.bench {
-    type plug
-    slave { pcm "bench_timed"; format S16_LE; rate 44100; channels 2 }
-}
-pcm.bench_timed {
-    type file
-    slave.pcm "null"
-    file "|exec python3 $PWD/bench/first_sound.py $run/events 44100"
-    format "raw"
-}
+pcm_type.playola_clock { lib "$run/libasound_module_pcm_playola_clock.so" }
+pcm.bench { type playola_clock capture "$run/pcm.fifo" }
 CONF
+# One reader for every run, started first (its start-up is not the player's).
+mkfifo "$run/pcm.fifo"
+: > "$run/events"
+python3 bench/first_sound.py "$run/pcm.fifo" "$run/events" 44100 &
+reader=$!
 export ALSA_CONFIG_PATH=/usr/share/alsa/alsa.conf:$run/asound.conf
 cat > "$run/playola.ini" <<CONF
 [player]
@@ -49,7 +49,7 @@ type = local
 path = $music
 CONF
 service=""
-trap '[[ -n $service ]] && kill "$service" 2>/dev/null; wait 2>/dev/null; true' EXIT
+trap '[[ -n $service ]] && kill "$service" 2>/dev/null; kill "$reader" 2>/dev/null; wait 2>/dev/null; true' EXIT
 
 now() { date +%s.%N; }
 # Waits (at most 5 s) for an event line of KIND after time SINCE; prints its time.
@@ -70,12 +70,12 @@ summary() { # label target values...
 }
 
 start_service() { # sets $began and $service
-  : > "$run/events"
   began=$(now)
   "$playola" run --config "$run/playola.ini" >/dev/null 2>>"$run/playola.log" &
   service=$!
 }
-stop_service() { kill "$service"; wait "$service" 2>/dev/null || true; service=""; }
+# The reader gets to the end of this writer (what it left in the pipe) before the next one opens the FIFO.
+stop_service() { kill "$service"; wait "$service" 2>/dev/null || true; service=""; sleep 0.5; }
 
 # Warm the cache: one run played to sound, not counted.
 start_service; event_after sound "$began" >/dev/null; stop_service
@@ -101,6 +101,6 @@ stop_service
 
 echo "Start-up benchmark: $runs runs each, warm cache, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 printf "%-34s %8s %8s %10s\n" "case" "median ms" "max ms" "target ms"
-summary "run → first frame written" "≤ 150" "${first[@]}"
-summary "run → first sound written" "—" "${sound[@]}"
-summary "play (when stopped) → sound written" "≤ 100" "${play[@]}"
+summary "run → first frame played" "≤ 150" "${first[@]}"
+summary "run → first sound played" "—" "${sound[@]}"
+summary "play (when stopped) → sound played" "≤ 100" "${play[@]}"

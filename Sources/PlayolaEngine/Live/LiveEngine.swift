@@ -29,6 +29,15 @@ public final class LiveEngine: Sendable {
     /// Bass and treble, as `ToneControl.packed`: applied after the gain, on the render thread.
     private let toneTarget = Atomic<UInt32>(0)
     let running = Atomic<Bool>(false)
+    /// A start from silence (bench/startup.sh): while the device holds only silence at its end, a spin placed
+    /// now replaces that silence instead of queueing behind it, so `play` sounds in tens of ms rather than after
+    /// the device's buffer. `quietFrom` is the first mix frame of that trailing silence (Int64.max while a
+    /// voice is in what was written), `replaceableFrom` the first frame the device can still take back,
+    /// both published by the render thread; `rewindTo` is the decode thread's request to take back what
+    /// was written from that frame on (Int64.max: none).
+    let quietFrom = Atomic<Int64>(.max)
+    let replaceableFrom = Atomic<Int64>(.max)
+    let rewindTo = Atomic<Int64>(.max)
     /// Bumped by the render thread each time a device is opened; the decode side re-places the program.
     let deviceGeneration = Atomic<Int>(0)
     let deviceOpen = Atomic<Bool>(false)
@@ -205,6 +214,8 @@ public final class LiveEngine: Sendable {
                         throw AudioSinkError.unsupported(device: "\(opened)", reason: "runs at \(opened.sampleRate) Hz, the mix at \(mixRate) Hz")
                     }
                     sink = opened
+                    quietFrom.store(.max, ordering: .releasing) // what the last device held says nothing of this one
+                    rewindTo.store(.max, ordering: .releasing)
                     everOpened = true
                     deviceOpen.store(true, ordering: .releasing)
                     openFormat.store(OutputFormat(rate: opened.sampleRate, format: opened.sampleFormat).packed, ordering: .releasing)
@@ -220,7 +231,16 @@ public final class LiveEngine: Sendable {
                 }
                 continue
             }
-            let blockStart = framesWritten.load(ordering: .relaxed)
+            var blockStart = framesWritten.load(ordering: .relaxed)
+            var quietStart = quietFrom.load(ordering: .relaxed)
+            let quiet = !slots.hasActive
+            if !quiet { // a request waits for its voice, so the voice's first block is the one rewound to
+                let request = rewindTo.exchange(.max, ordering: .acquiringAndReleasing)
+                if request < blockStart, quietStart <= request {
+                    blockStart -= Int64(output.rewind(frames: Int(blockStart - request)))
+                    framesWritten.store(blockStart, ordering: .releasing)
+                }
+            }
             Mixer.mix(slots, blockStart: blockStart, frames: blockFrames, into: buffer)
             let target = Float(bitPattern: gainTarget.load(ordering: .acquiring))
             if gain != 1 || target != 1 {
@@ -270,6 +290,9 @@ public final class LiveEngine: Sendable {
             }
             let written = blockStart + Int64(blockFrames)
             framesWritten.store(written, ordering: .releasing)
+            quietStart = quiet ? min(quietStart, blockStart) : .max
+            quietFrom.store(quietStart, ordering: .releasing)
+            if quiet { replaceableFrom.store(written - Int64(output.rewindableFrames()), ordering: .releasing) }
             let heard = written - Int64(output.delay())
             heardFrame.store(heard, ordering: .relaxed)
             heardMicros.store(Int64(monotonicSeconds() * 1e6), ordering: .releasing)

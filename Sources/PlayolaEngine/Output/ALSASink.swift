@@ -153,6 +153,14 @@ public final class ALSASink: AudioSink {
         return snd_pcm_delay(pcm, &frames) == 0 ? max(0, frames) : 0
     }
 
+    public func rewindableFrames() -> Int { max(0, Int(snd_pcm_rewindable(pcm))) }
+
+    public func rewind(frames: Int) -> Int {
+        let frames = min(frames, rewindableFrames())
+        guard frames > 0 else { return 0 }
+        return max(0, Int(snd_pcm_rewind(pcm, snd_pcm_uframes_t(frames))))
+    }
+
     /// The one place that decides what an ALSA error means.
     private func recover(_ error: Int32) throws(AudioSinkError) {
         if snd_pcm_state(pcm) == SND_PCM_STATE_DISCONNECTED {

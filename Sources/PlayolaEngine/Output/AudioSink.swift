@@ -11,11 +11,19 @@ public protocol AudioSink: AnyObject {
     func drain() throws(AudioSinkError)
     /// Frames written but not yet heard.
     func delay() -> Int
+    /// How many of the latest frames written the sink can still take back (`rewind`): queued, not yet heard.
+    func rewindableFrames() -> Int
+    /// Takes back up to `frames` of the latest frames written, so that the next write replaces them (a spin
+    /// that starts while the device holds silence is heard at once, not after it); returns how many.
+    func rewind(frames: Int) -> Int
 }
 
 extension AudioSink {
     /// A file or null sink "plays" what it is given at once.
     public func delay() -> Int { 0 }
+    /// What a file or null sink was given is written already.
+    public func rewindableFrames() -> Int { 0 }
+    public func rewind(frames: Int) -> Int { 0 }
     public var sampleFormat: SampleFormat? { nil }
 }
 

@@ -1,0 +1,89 @@
+import Foundation
+import PlayolaEngine
+import XCTest
+
+/// Issue 15, "must be shown" 3 (`play` → audio at most 100 ms): a spin that starts while the device holds
+/// only silence takes that silence back and replaces it, instead of queueing behind a whole device buffer
+/// (0.3 s) plus the decode margin (0.1 s). Through a real alsa-lib PCM: a test sound card
+/// (`Tests/Support/alsa_clock_plugin.c`) that plays at real time from a ring of one buffer, as hardware does,
+/// and appends each frame to a capture file when its clock plays it.
+final class StartFromSilenceTests: XCTestCase {
+    static let rate = 44100
+
+    func testASpinStartedWhileTheDeviceHoldsSilenceIsHeardWithinAHundredMilliseconds() throws {
+        let capture = try Self.clockedCard(named: "playola_card")
+        let tones = try ToneSchedule([ToneSpin(id: "A", frequency: 700, rate: Self.rate, codec: .m4a, airtime: 0, seconds: 30)])
+        var spin = tones.schedule.spins[0]
+        spin.airtime = Date().addingTimeInterval(-10) // under way: the engine joins it at the live position
+        let engine = LiveEngine(
+            mixRate: Self.rate,
+            openSink: { () throws(AudioSinkError) in try ALSASink(device: "playola_card", sampleRate: Self.rate, formats: [.s16]) },
+            clock: SystemClock())
+        engine.start()
+        defer { engine.shutdown() }
+
+        // The card plays silence for a second: its buffer is full of it.
+        try Self.waitUntil(Self.framesPlayed(capture) > Self.rate)
+        for attempt in 0..<3 {
+            let asked = Self.framesPlayed(capture)
+            engine.setProgram([ProgramEntry(spin: spin, file: tones.files["A"])])
+            try Self.waitUntil(Self.framesPlayed(capture) > asked + Self.rate)
+            let left = try Self.left(capture)
+            let onset = try XCTUnwrap(left[asked...].firstIndex { abs($0) > 0.05 }, "no sound after the start")
+            let latency = Double(onset - asked) / Double(Self.rate)
+            XCTAssertLessThan(latency, 0.1, "start \(attempt): heard \(Int(latency * 1000)) ms after it was asked for")
+            // What sounds is the spin, at full level: 700 Hz, not a burst of something else.
+            let heard = Array(left[(onset + 2205)..<(onset + 2205 + Self.rate / 2)])
+            let crossings = zip(heard, heard.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count
+            XCTAssertEqual(crossings, 350, accuracy: 3, "start \(attempt)")
+            XCTAssertGreaterThan(SignalAnalysis(samples: heard, rate: Double(Self.rate)).rms(from: 0, count: heard.count), 0.15)
+
+            // Stopped, the spin fades out and the device holds silence again.
+            engine.setProgram([])
+            let stopped = Self.framesPlayed(capture)
+            try Self.waitUntil(Self.framesPlayed(capture) > stopped + Self.rate)
+        }
+    }
+
+    /// Builds the test card's plugin and an ALSA configuration naming it `name`; returns its capture path.
+    static func clockedCard(named name: String) throws -> String {
+        let folder = Fixtures.temporaryDirectory("clocked-card")
+        let library = folder + "/libasound_module_pcm_playola_clock.so"
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Support/alsa_clock_plugin.c").path
+        try Fixtures.run("cc", ["-shared", "-fPIC", "-DPIC", "-O2", "-o", library, source, "-lasound"])
+        let capture = folder + "/capture.raw"
+        let configuration = folder + "/asound.conf"
+        try """
+        pcm_type.playola_clock { lib "\(library)" }
+        pcm.\(name) { type playola_clock capture "\(capture)" }
+        """.write(toFile: configuration, atomically: true, encoding: .utf8)
+        setenv("ALSA_CONFIG_PATH", "/usr/share/alsa/alsa.conf:" + configuration, 1)
+        return capture
+    }
+
+    /// Frames the card has played: its capture grows as its clock plays them (S16 stereo).
+    static func framesPlayed(_ capture: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: capture)[.size] as? Int) ?? 0) / 4
+    }
+
+    static func left(_ capture: String) throws -> [Float] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: capture))
+        return data.withUnsafeBytes { raw in
+            let samples = raw.bindMemory(to: Int16.self)
+            return stride(from: 0, to: samples.count - 1, by: 2).map { Float(Int16(littleEndian: samples[$0])) / 32768 }
+        }
+    }
+
+    struct CardStalled: Error, CustomStringConvertible {
+        var description: String { "the test card stopped playing (its capture did not grow)" }
+    }
+
+    static func waitUntil(_ condition: @autoclosure () -> Bool, seconds: Double = 10) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() {
+            guard Date() < deadline else { throw CardStalled() }
+            usleep(10_000)
+        }
+    }
+}
