@@ -71,7 +71,9 @@ extension StationPlayer {
         var sounded = false
         var problem: StreamConnection.Outcome?
         while problem == nil {
-            try? await Task.sleep(for: .milliseconds(200))
+            // What this loop watches (sounding, headers, the end, a stall of seconds) moves slowly: 2 looks a
+            // second, not 5 (each wakes the Swift pool and its timer thread: bench/PROFILE.md).
+            try? await Task.sleep(for: .milliseconds(500))
             guard self.generation == generation, !Task.isCancelled else {
                 transfer.cancel()
                 _ = await transfer.value
