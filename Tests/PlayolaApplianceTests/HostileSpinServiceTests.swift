@@ -21,14 +21,7 @@ final class HostileSpinServiceTests: XCTestCase {
         let now = Date()
         try api.schedule("hostile", [("before", -3, 9), ("bad", 6, 5), ("after", 11, 12)], around: now)
 
-        service.extraSections = """
-            [playola]
-            api = \(api.base)
-
-            [station hostile]
-            type = playola
-            id = hostile
-            """
+        service.extraSections = api.configSections(station: "hostile")
         try service.writeConfig(volume: 80)
         try service.start()
         defer { service.stopProcess() }
@@ -126,6 +119,18 @@ final class FakeAPI {
             return Spin(id: id, stationID: station, airtime: now.addingTimeInterval(from), startingVolume: 1, fades: [], audioBlock: block)
         }
         try JSONEncoder().encode(spins).write(to: URL(fileURLWithPath: root + "/stations/\(station).json"))
+    }
+
+    /// The INI sections that make `station` a Playola station of this API.
+    func configSections(station: String) -> String {
+        """
+        [playola]
+        api = \(base)
+
+        [station \(station)]
+        type = playola
+        id = \(station)
+        """
     }
 
     /// How many requests the server logged whose path contains `fragment`.

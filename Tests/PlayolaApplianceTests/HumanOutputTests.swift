@@ -189,14 +189,7 @@ final class HumanOutputTests: XCTestCase {
         let now = Date()
         try api.schedule("porch", [("before", -2, 6), ("after", 4, 60)], around: now)
         let fifo = service.folder + "/gpio.fifo"
-        service.extraSections = """
-            [playola]
-            api = \(api.base)
-
-            [station porch]
-            type = playola
-            id = porch
-
+        service.extraSections = api.configSections(station: "porch") + "\n\n" + """
             [gpio]
             chip = fake:\(fifo)
 

@@ -21,6 +21,13 @@ final class StationPlayerTests: XCTestCase {
             self.sink = sink
             self.engine = engine
         }
+
+        /// The player's state `seconds` after it is told to play `station`.
+        func state(afterPlaying station: String, for seconds: Double) async throws -> PlayerState {
+            await player.play(stationID: station)
+            try await Task.sleep(for: .seconds(seconds))
+            return await player.state
+        }
     }
 
     /// Spins relative to now (the server's now): (id, frequency, seconds from now, duration).
@@ -69,9 +76,7 @@ final class StationPlayerTests: XCTestCase {
 
     func testJoinsTheLiveStationPublishesStatesAndStops() async throws {
         let stack = try await stack(station: "live", spins: [("now", 600, -10, 30), ("next", 900, 2.5, 20)])
-        await stack.player.play(stationID: "live")
-        try await Task.sleep(for: .seconds(1.5))
-        let state = await stack.player.state
+        let state = try await stack.state(afterPlaying: "live", for: 1.5)
         guard case .playing(.spin(let spin)) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "now")
         XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.3), 0.2, "the current spin is joined mid-song")
@@ -88,9 +93,7 @@ final class StationPlayerTests: XCTestCase {
     func testAScheduleThatFailsFirstWith500StillPlays() async throws {
         let stack = try await stack(station: "flaky", spins: [("now", 600, -5, 30)],
                                     faults: [["match": "/schedule", "action": ["status": 500], "times": 1]])
-        await stack.player.play(stationID: "flaky")
-        try await Task.sleep(for: .seconds(1.5))
-        let state = await stack.player.state
+        let state = try await stack.state(afterPlaying: "flaky", for: 1.5)
         guard case .playing = state else { return XCTFail("\(state)") }
         XCTAssertEqual(try stack.server.requests(matching: "/schedule").prefix(2).map { $0["status"] as? Int }, [500, 200])
         XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.3), 0.2)
@@ -98,9 +101,7 @@ final class StationPlayerTests: XCTestCase {
 
     func testAnUnknownStationIsAnErrorStateNotABusyLoop() async throws {
         let stack = try await stack(station: "known", spins: [("now", 600, -5, 30)])
-        await stack.player.play(stationID: "unknown")
-        try await Task.sleep(for: .seconds(1.5))
-        let state = await stack.player.state
+        let state = try await stack.state(afterPlaying: "unknown", for: 1.5)
         XCTAssertEqual(state, .error("station unknown not found (HTTP 404)"))
         XCTAssertEqual(try stack.server.requests(matching: "/schedule").count, 1, "retried with backoff, not in a loop")
         XCTAssertEqual(stack.states.withLock { $0 }, [.loading(0), .error("station unknown not found (HTTP 404)")])
@@ -136,9 +137,7 @@ final class StationPlayerTests: XCTestCase {
     func testMalformedJSONIsAnErrorState() async throws {
         let stack = try await stack(station: "s", spins: [("now", 600, -5, 30)],
                                     faults: [["match": "/schedule", "action": "garbage", "times": -1]])
-        await stack.player.play(stationID: "s")
-        try await Task.sleep(for: .seconds(1))
-        let state = await stack.player.state
+        let state = try await stack.state(afterPlaying: "s", for: 1)
         guard case .error(let message) = state else { return XCTFail("\(state)") }
         XCTAssertTrue(message.hasPrefix("station s: schedule is not valid JSON"), message)
     }
@@ -178,9 +177,7 @@ final class StationPlayerTests: XCTestCase {
     func testAWrongSystemClockIsCorrectedByTheServersDate() async throws {
         let stack = try await stack(station: "s", spins: [("server-now", 600, -5, 30), ("clock-now", 900, 3595, 30)],
                                     serverClockOffset: -3600)
-        await stack.player.play(stationID: "s")
-        try await Task.sleep(for: .seconds(1.5))
-        let state = await stack.player.state
+        let state = try await stack.state(afterPlaying: "s", for: 1.5)
         guard case .playing(.spin(let spin)) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "server-now")
         XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.3), 0.2)
@@ -195,9 +192,7 @@ final class StationPlayerTests: XCTestCase {
 
     func testACacheTooSmallForWhatMustPlayIsAnError() async throws {
         let stack = try await stack(station: "s", spins: [("big", 600, -5, 30)], cacheBudget: 100_000)
-        await stack.player.play(stationID: "s")
-        try await Task.sleep(for: .seconds(1))
-        let state = await stack.player.state
+        let state = try await stack.state(afterPlaying: "s", for: 1)
         guard case .error(let message) = state else { return XCTFail("\(state)") }
         XCTAssertTrue(message.hasPrefix("cache budget of 100000 bytes is too small"), message)
     }
@@ -224,9 +219,7 @@ final class StationPlayerTests: XCTestCase {
         let stack = try await stack(station: "s", spins: [("cut", 600, -5, 30), ("bad", 900, 2.5, 20)],
                                     faults: [["match": "/files/cut", "action": "cut_half", "times": 1],
                                              ["match": "/files/bad", "action": "garbage", "times": -1]])
-        await stack.player.play(stationID: "s")
-        try await Task.sleep(for: .seconds(2))
-        let state = await stack.player.state
+        let state = try await stack.state(afterPlaying: "s", for: 2)
         guard case .playing(.spin(let spin)) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "cut")
         XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.3), 0.2, "the resumed download plays")
