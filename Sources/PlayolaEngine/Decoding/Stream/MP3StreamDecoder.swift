@@ -46,10 +46,9 @@ public final class MP3StreamDecoder: StreamDecoder {
     }
 
     public func read(into output: UnsafeMutablePointer<Float>, maxFrames: Int) throws(AudioDecoderError) -> Int {
-        let bytesPerFrame = channelCount * MemoryLayout<Float>.size
         while true {
-            let (status, done) = mpg123.read(into: output, byteCount: maxFrames * bytesPerFrame)
-            if done > 0 { return done / bytesPerFrame }
+            let (status, frames) = mpg123.read(into: output, maxFrames: maxFrames, channels: channelCount)
+            if frames > 0 { return frames }
             switch status {
             case MPG123_NEED_MORE.rawValue, MPG123_OK.rawValue, MPG123_DONE.rawValue:
                 guard try feed() else { return 0 }
