@@ -6,14 +6,13 @@ import CFAAD
 public final class ADTSStreamDecoder: StreamDecoder {
     public private(set) var sampleRate = 0
     public private(set) var channelCount = 0
-    public private(set) var hasEnded = false
-    private let buffer: StreamBuffer
+    public var hasEnded: Bool { input.hasEnded }
+    private let input: StreamInput
     private let name: String
     private var faad: FAADHandle?
     /// Bytes read from the buffer and not yet decoded, from `start`.
     private var pending: [UInt8] = []
     private var start = 0
-    private let chunk: UnsafeMutableRawBufferPointer
     /// The last frame's samples not yet read.
     private var decoded = DecodedFrames()
     private var skippedWithoutFrame = 0
@@ -21,13 +20,8 @@ public final class ADTSStreamDecoder: StreamDecoder {
     private static let searchLimit = 64 << 10
 
     public init(buffer: StreamBuffer, name: String) throws(AudioDecoderError) {
-        self.buffer = buffer
+        input = StreamInput(buffer)
         self.name = name
-        chunk = .allocate(byteCount: 16 << 10, alignment: 16)
-    }
-
-    deinit {
-        chunk.deallocate()
     }
 
     public func prepare() throws(AudioDecoderError) -> Bool {
@@ -85,16 +79,13 @@ public final class ADTSStreamDecoder: StreamDecoder {
                     pending.removeFirst(start)
                     start = 0
                 }
-                guard readMore() else {
-                    if buffer.isDrained { hasEnded = true }
-                    return nil
-                }
+                guard readMore() else { return nil }
                 continue
             }
             if let length = ADTSHeader(pending, at: start)?.frameLength {
                 if pending.count - start < length + 7 {
                     guard pending.count - start <= Self.searchLimit else { throw notADTS() }
-                    if buffer.isDrained { hasEnded = true; return nil } // the last, cut frame goes
+                    if input.endIfDrained() { return nil } // the last, cut frame goes
                     guard readMore() else { return nil }
                     continue
                 }
@@ -111,9 +102,9 @@ public final class ADTSStreamDecoder: StreamDecoder {
 
     /// Appends what has arrived to `pending`; false when nothing had.
     private func readMore() -> Bool {
-        let count = buffer.read(into: chunk)
-        pending.append(contentsOf: UnsafeRawBufferPointer(chunk).prefix(count))
-        return count > 0
+        let bytes = input.read()
+        pending.append(contentsOf: bytes)
+        return !bytes.isEmpty
     }
 
     private func notADTS() -> AudioDecoderError {
