@@ -27,6 +27,17 @@ struct cgpio_chip {
 
 int cgpio_api_version(void) { return CGPIO_API; }
 
+/* What a request asks of its lines: each API below turns it into its own flags or settings, and the public
+   request functions at the end are written once for both. */
+struct line_setup {
+    bool output; /* else an input with edge events */
+    bool active_low;
+    enum cgpio_bias bias;
+};
+
+/* A name the library may give as NULL (an unnamed line, a free one) is copied as "". */
+static void copy_text(char *to, size_t size, const char *text) { snprintf(to, size, "%s", text ? text : ""); }
+
 static int by_number(const void *a, const void *b) {
     unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
     return (x > y) - (x < y);
@@ -65,8 +76,8 @@ struct cgpio_request {
 const char *cgpio_library_version(void) { return gpiod_version_string(); }
 
 static int describe(cgpio_chip *chip) {
-    snprintf(chip->name, sizeof chip->name, "%s", gpiod_chip_name(chip->chip));
-    snprintf(chip->label, sizeof chip->label, "%s", gpiod_chip_label(chip->chip));
+    copy_text(chip->name, sizeof chip->name, gpiod_chip_name(chip->chip));
+    copy_text(chip->label, sizeof chip->label, gpiod_chip_label(chip->chip));
     chip->lines = gpiod_chip_num_lines(chip->chip);
     return 0;
 }
@@ -81,21 +92,25 @@ int cgpio_line_info(cgpio_chip *chip, unsigned int offset, char *name, size_t na
     struct gpiod_line *line = gpiod_chip_get_line(chip->chip, offset);
     /* The chip caches line info from when it was first asked; the holder may have changed since. */
     if (!line || gpiod_line_update(line) < 0) return -1;
-    const char *line_name = gpiod_line_name(line), *holder = gpiod_line_consumer(line);
-    snprintf(name, name_size, "%s", line_name ? line_name : "");
-    snprintf(consumer, consumer_size, "%s", holder ? holder : "");
+    copy_text(name, name_size, gpiod_line_name(line));
+    copy_text(consumer, consumer_size, gpiod_line_consumer(line));
     return gpiod_line_is_used(line) ? 1 : 0;
 }
 
-static cgpio_request *request_lines(cgpio_chip *chip, const unsigned int *offsets, size_t count, int type,
-                                    int flags, const char *consumer) {
+static cgpio_request *request_lines(cgpio_chip *chip, const unsigned int *offsets, size_t count,
+                                    struct line_setup setup, const char *consumer) {
     if (count == 0 || count > GPIOD_LINE_BULK_MAX_LINES) {
         errno = EINVAL;
         return NULL;
     }
+    int type = setup.output ? GPIOD_LINE_REQUEST_DIRECTION_OUTPUT : GPIOD_LINE_REQUEST_EVENT_BOTH_EDGES;
+    int flags = setup.active_low ? GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW : 0;
+    if (setup.bias == CGPIO_BIAS_DISABLE) flags |= GPIOD_LINE_REQUEST_FLAG_BIAS_DISABLE;
+    if (setup.bias == CGPIO_BIAS_PULL_UP) flags |= GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP;
+    if (setup.bias == CGPIO_BIAS_PULL_DOWN) flags |= GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_DOWN;
     cgpio_request *request = calloc(1, sizeof *request);
     if (!request) return NULL;
-    request->events = type == GPIOD_LINE_REQUEST_EVENT_BOTH_EDGES;
+    request->events = !setup.output;
     unsigned int copy[GPIOD_LINE_BULK_MAX_LINES]; /* 1.6 takes the offsets non-const */
     memcpy(copy, offsets, count * sizeof *offsets);
     struct gpiod_line_request_config config = { .consumer = consumer, .request_type = type, .flags = flags };
@@ -107,20 +122,6 @@ static cgpio_request *request_lines(cgpio_chip *chip, const unsigned int *offset
     free(request);
     errno = saved;
     return NULL;
-}
-
-cgpio_request *cgpio_request_input(cgpio_chip *chip, const unsigned int *offsets, size_t count, bool active_low,
-                                   enum cgpio_bias bias, const char *consumer) {
-    int flags = active_low ? GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW : 0;
-    if (bias == CGPIO_BIAS_DISABLE) flags |= GPIOD_LINE_REQUEST_FLAG_BIAS_DISABLE;
-    if (bias == CGPIO_BIAS_PULL_UP) flags |= GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP;
-    if (bias == CGPIO_BIAS_PULL_DOWN) flags |= GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_DOWN;
-    return request_lines(chip, offsets, count, GPIOD_LINE_REQUEST_EVENT_BOTH_EDGES, flags, consumer);
-}
-
-cgpio_request *cgpio_request_output(cgpio_chip *chip, const unsigned int *offsets, size_t count,
-                                    const char *consumer) {
-    return request_lines(chip, offsets, count, GPIOD_LINE_REQUEST_DIRECTION_OUTPUT, 0, consumer);
 }
 
 void cgpio_request_release(cgpio_request *request) {
@@ -178,8 +179,8 @@ const char *cgpio_library_version(void) { return gpiod_api_version(); }
 static int describe(cgpio_chip *chip) {
     struct gpiod_chip_info *info = gpiod_chip_get_info(chip->chip);
     if (!info) return -1;
-    snprintf(chip->name, sizeof chip->name, "%s", gpiod_chip_info_get_name(info));
-    snprintf(chip->label, sizeof chip->label, "%s", gpiod_chip_info_get_label(info));
+    copy_text(chip->name, sizeof chip->name, gpiod_chip_info_get_name(info));
+    copy_text(chip->label, sizeof chip->label, gpiod_chip_info_get_label(info));
     chip->lines = (unsigned int)gpiod_chip_info_get_num_lines(info);
     gpiod_chip_info_free(info);
     return 0;
@@ -193,17 +194,39 @@ int cgpio_line_info(cgpio_chip *chip, unsigned int offset, char *name, size_t na
                     size_t consumer_size) {
     struct gpiod_line_info *info = gpiod_chip_get_line_info(chip->chip, offset);
     if (!info) return -1;
-    const char *line_name = gpiod_line_info_get_name(info), *holder = gpiod_line_info_get_consumer(info);
-    snprintf(name, name_size, "%s", line_name ? line_name : "");
-    snprintf(consumer, consumer_size, "%s", holder ? holder : "");
+    copy_text(name, name_size, gpiod_line_info_get_name(info));
+    copy_text(consumer, consumer_size, gpiod_line_info_get_consumer(info));
     int used = gpiod_line_info_is_used(info) ? 1 : 0;
     gpiod_line_info_free(info);
     return used;
 }
 
-/* Takes ownership of settings. */
+/* The settings `setup` asks for; NULL when there is no memory for them. */
+static struct gpiod_line_settings *line_settings(struct line_setup setup) {
+    static const enum gpiod_line_bias biases[] = {
+        [CGPIO_BIAS_AS_IS] = GPIOD_LINE_BIAS_AS_IS, [CGPIO_BIAS_DISABLE] = GPIOD_LINE_BIAS_DISABLED,
+        [CGPIO_BIAS_PULL_UP] = GPIOD_LINE_BIAS_PULL_UP, [CGPIO_BIAS_PULL_DOWN] = GPIOD_LINE_BIAS_PULL_DOWN,
+    };
+    struct gpiod_line_settings *settings = gpiod_line_settings_new();
+    if (!settings) return NULL;
+    if (setup.output) {
+        gpiod_line_settings_set_direction(settings, GPIOD_LINE_DIRECTION_OUTPUT);
+        gpiod_line_settings_set_output_value(settings, GPIOD_LINE_VALUE_INACTIVE);
+        return settings;
+    }
+    gpiod_line_settings_set_direction(settings, GPIOD_LINE_DIRECTION_INPUT);
+    gpiod_line_settings_set_edge_detection(settings, GPIOD_LINE_EDGE_BOTH);
+    gpiod_line_settings_set_active_low(settings, setup.active_low);
+    gpiod_line_settings_set_bias(settings, biases[setup.bias]);
+    /* The default already, but the Swift side compares timestamps with CLOCK_MONOTONIC. */
+    gpiod_line_settings_set_event_clock(settings, GPIOD_LINE_CLOCK_MONOTONIC);
+    return settings;
+}
+
 static cgpio_request *request_lines(cgpio_chip *chip, const unsigned int *offsets, size_t count,
-                                    struct gpiod_line_settings *settings, bool events, const char *consumer) {
+                                    struct line_setup setup, const char *consumer) {
+    struct gpiod_line_settings *settings = line_settings(setup);
+    bool events = !setup.output;
     cgpio_request *request = calloc(1, sizeof *request);
     struct gpiod_line_config *lines = gpiod_line_config_new();
     struct gpiod_request_config *config = gpiod_request_config_new();
@@ -221,34 +244,6 @@ static cgpio_request *request_lines(cgpio_chip *chip, const unsigned int *offset
     cgpio_request_release(request);
     errno = saved;
     return NULL;
-}
-
-cgpio_request *cgpio_request_input(cgpio_chip *chip, const unsigned int *offsets, size_t count, bool active_low,
-                                   enum cgpio_bias bias, const char *consumer) {
-    static const enum gpiod_line_bias biases[] = {
-        [CGPIO_BIAS_AS_IS] = GPIOD_LINE_BIAS_AS_IS, [CGPIO_BIAS_DISABLE] = GPIOD_LINE_BIAS_DISABLED,
-        [CGPIO_BIAS_PULL_UP] = GPIOD_LINE_BIAS_PULL_UP, [CGPIO_BIAS_PULL_DOWN] = GPIOD_LINE_BIAS_PULL_DOWN,
-    };
-    struct gpiod_line_settings *settings = gpiod_line_settings_new();
-    if (settings) {
-        gpiod_line_settings_set_direction(settings, GPIOD_LINE_DIRECTION_INPUT);
-        gpiod_line_settings_set_edge_detection(settings, GPIOD_LINE_EDGE_BOTH);
-        gpiod_line_settings_set_active_low(settings, active_low);
-        gpiod_line_settings_set_bias(settings, biases[bias]);
-        /* The default already, but the Swift side compares timestamps with CLOCK_MONOTONIC. */
-        gpiod_line_settings_set_event_clock(settings, GPIOD_LINE_CLOCK_MONOTONIC);
-    }
-    return request_lines(chip, offsets, count, settings, true, consumer);
-}
-
-cgpio_request *cgpio_request_output(cgpio_chip *chip, const unsigned int *offsets, size_t count,
-                                    const char *consumer) {
-    struct gpiod_line_settings *settings = gpiod_line_settings_new();
-    if (settings) {
-        gpiod_line_settings_set_direction(settings, GPIOD_LINE_DIRECTION_OUTPUT);
-        gpiod_line_settings_set_output_value(settings, GPIOD_LINE_VALUE_INACTIVE);
-    }
-    return request_lines(chip, offsets, count, settings, false, consumer);
 }
 
 void cgpio_request_release(cgpio_request *request) {
@@ -290,6 +285,16 @@ int cgpio_request_set_value(cgpio_request *request, unsigned int offset, bool ac
 #endif
 
 /* Everything below works on both APIs through the functions above. */
+
+cgpio_request *cgpio_request_input(cgpio_chip *chip, const unsigned int *offsets, size_t count, bool active_low,
+                                   enum cgpio_bias bias, const char *consumer) {
+    return request_lines(chip, offsets, count, (struct line_setup){ .active_low = active_low, .bias = bias }, consumer);
+}
+
+cgpio_request *cgpio_request_output(cgpio_chip *chip, const unsigned int *offsets, size_t count,
+                                    const char *consumer) {
+    return request_lines(chip, offsets, count, (struct line_setup){ .output = true }, consumer);
+}
 
 static cgpio_chip *open_path(const char *path) {
     cgpio_chip *chip = calloc(1, sizeof *chip);
@@ -343,7 +348,7 @@ int cgpio_find_line(const char *name, char *chip_name, size_t size) {
             continue;
         }
         int offset = cgpio_chip_find_line(chip, name);
-        if (offset >= 0) snprintf(chip_name, size, "%s", chip->name);
+        if (offset >= 0) copy_text(chip_name, size, chip->name);
         cgpio_chip_close(chip);
         if (offset >= 0) return offset;
     }

@@ -35,12 +35,18 @@ final class ControlSocketStressTests: XCTestCase {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    func testStatusAnswersWithin1sBeside200IdleConnectionsAndAClientThatNeverReads() throws {
+    /// A service started and answering on its control socket, before the hostile clients come.
+    func answeringService() throws -> ServiceTests.Service {
         let service = try ServiceTests.Service()
         try service.start()
+        XCTAssertEqual(try playola(["status", "--socket", service.socket]).status, 0)
+        return service
+    }
+
+    func testStatusAnswersWithin1sBeside200IdleConnectionsAndAClientThatNeverReads() throws {
+        let service = try answeringService()
         defer { service.stopProcess() }
-        let socketPath = service.folder + "/control.sock"
-        XCTAssertEqual(try playola(["status", "--socket", socketPath]).status, 0)
+        let socketPath = service.socket
 
         let idle = (0..<200).map { _ in connectTo(socketPath) }
         defer { idle.forEach { close($0) } }
@@ -77,11 +83,9 @@ final class ControlSocketStressTests: XCTestCase {
     }
 
     func testConnectionsBeyondTheCapAreRefusedAtOnceAndLongRequestsAreRefused() throws {
-        let service = try ServiceTests.Service()
-        try service.start()
+        let service = try answeringService()
         defer { service.stopProcess() }
-        let socketPath = service.folder + "/control.sock"
-        XCTAssertEqual(try playola(["status", "--socket", socketPath]).status, 0)
+        let socketPath = service.socket
 
         let limit = ControlLoop.Limits().clients
         let held = (0..<limit).map { _ in connectTo(socketPath) }

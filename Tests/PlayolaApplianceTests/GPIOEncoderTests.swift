@@ -42,23 +42,25 @@ final class GPIOEncoderTests: XCTestCase {
         return edges
     }
 
-    func testFastTurnsCountEveryDetentAndNothingElse() {
-        var random = SeededGenerator(state: 5)
+    /// What the loop makes of a turn one way at 1 s and then `back` detents the other way at 2 s, with seeded chatter.
+    private func record(_ detents: Int, clockwise: Bool, then back: Int, step: Double, seed: UInt64,
+                        _ action: GPIOConfig.EncoderAction = .volume) -> ActionRecorder {
+        var random = SeededGenerator(state: seed)
         let source = FakeLineSource(levels: [a: true, b: true])
-        source.script(turn(40, clockwise: true, from: 1, step: 0.002, random: &random))
-        source.script(turn(40, clockwise: false, from: 2, step: 0.002, random: &random))
+        source.script(turn(detents, clockwise: clockwise, from: 1, step: step, random: &random))
+        source.script(turn(back, clockwise: !clockwise, from: 2, step: step, random: &random))
         let recorder = ActionRecorder()
-        runLoop(config: config(), source: source, recorder: recorder, until: 3)
+        runLoop(config: config(action), source: source, recorder: recorder, until: 3)
+        return recorder
+    }
+
+    func testFastTurnsCountEveryDetentAndNothingElse() {
+        let recorder = record(40, clockwise: true, then: 40, step: 0.002, seed: 5)
         XCTAssertEqual(recorder.volumeSteps, Array(repeating: 5, count: 40) + Array(repeating: -5, count: 40))
     }
 
     func testStationMode() {
-        var random = SeededGenerator(state: 9)
-        let source = FakeLineSource(levels: [a: true, b: true])
-        source.script(turn(2, clockwise: true, from: 1, step: 0.01, random: &random))
-        source.script(turn(1, clockwise: false, from: 2, step: 0.01, random: &random))
-        let recorder = ActionRecorder()
-        runLoop(config: config(.station), source: source, recorder: recorder, until: 3)
+        let recorder = record(2, clockwise: true, then: 1, step: 0.01, seed: 9, .station)
         XCTAssertEqual(recorder.actions, [.nextStation, .nextStation, .previousStation])
         XCTAssertEqual(recorder.volumeSteps, [])
     }

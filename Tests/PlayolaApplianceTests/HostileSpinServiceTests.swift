@@ -19,23 +19,9 @@ final class HostileSpinServiceTests: XCTestCase {
         try zeroMediaTimescale(api.files + "/bad.m4a")
         // Airtimes around now, fixed after the files are made (ffmpeg takes its time on a loaded machine).
         let now = Date()
-        // Typed: Swift 6.0.3 cannot infer this mixed literal's element type in time.
-        let table: [(id: String, tone: Double, from: Double, seconds: Double)] = [("before", 600, -3, 9), ("bad", 750, 6, 5), ("after", 900, 11, 12)]
-        let spins = table.map { id, _, from, seconds in
-            Spin(id: id, stationID: "hostile", airtime: now.addingTimeInterval(from), startingVolume: 1, fades: [],
-                 audioBlock: AudioBlock(id: "b-" + id, title: id, artist: "Test", durationMS: Int(seconds * 1000),
-                                        endOfMessageMS: Int(seconds * 1000), downloadURL: api.base + "/files/\(id).m4a"))
-        }
-        try JSONEncoder().encode(spins).write(to: URL(fileURLWithPath: api.root + "/stations/hostile.json"))
+        try api.schedule("hostile", [("before", -3, 9), ("bad", 6, 5), ("after", 11, 12)], around: now)
 
-        service.extraSections = """
-            [playola]
-            api = \(api.base)
-
-            [station hostile]
-            type = playola
-            id = hostile
-            """
+        service.extraSections = api.configSections(station: "hostile")
         try service.writeConfig(volume: 80)
         try service.start()
         defer { service.stopProcess() }
@@ -121,6 +107,30 @@ final class FakeAPI {
         try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i",
                                "aevalsrc=0.5*sin(2*PI*\(frequency)*t)|0.5*sin(2*PI*\(frequency)*t):s=44100:d=\(seconds)",
                                "-c:a", "aac", "-b:a", "128k", files + "/" + name])
+    }
+
+    /// The station's schedule: a spin per entry, airing `from` seconds after `now` for `seconds`, playing
+    /// `files/ID.m4a`.
+    func schedule(_ station: String, _ spins: [(id: String, from: Double, seconds: Double)], around now: Date) throws {
+        // Typed step by step: Swift 6.0.3's type checker gives up on the whole expression at once.
+        let spins: [Spin] = spins.map { id, from, seconds -> Spin in
+            let block = AudioBlock(id: "b-" + id, title: id, artist: "Test", durationMS: Int(seconds * 1000),
+                                   endOfMessageMS: Int(seconds * 1000), downloadURL: base + "/files/\(id).m4a")
+            return Spin(id: id, stationID: station, airtime: now.addingTimeInterval(from), startingVolume: 1, fades: [], audioBlock: block)
+        }
+        try JSONEncoder().encode(spins).write(to: URL(fileURLWithPath: root + "/stations/\(station).json"))
+    }
+
+    /// The INI sections that make `station` a Playola station of this API.
+    func configSections(station: String) -> String {
+        """
+        [playola]
+        api = \(base)
+
+        [station \(station)]
+        type = playola
+        id = \(station)
+        """
     }
 
     /// How many requests the server logged whose path contains `fragment`.

@@ -187,23 +187,9 @@ final class HumanOutputTests: XCTestCase {
         try api.addTone(600, seconds: 6, as: "before.m4a")
         try api.addTone(900, seconds: 60, as: "after.m4a")
         let now = Date()
-        // Typed step by step: Swift 6.0.3's type checker gives up on the whole expression at once.
-        let timings: [(id: String, from: Double, seconds: Double)] = [("before", -2, 6), ("after", 4, 60)]
-        let spins: [Spin] = timings.map { id, from, seconds -> Spin in
-            Spin(id: id, stationID: "porch", airtime: now.addingTimeInterval(from), startingVolume: 1, fades: [],
-                 audioBlock: AudioBlock(id: "b-" + id, title: id, artist: "Test", durationMS: Int(seconds * 1000),
-                                        endOfMessageMS: Int(seconds * 1000), downloadURL: api.base + "/files/\(id).m4a"))
-        }
-        try JSONEncoder().encode(spins).write(to: URL(fileURLWithPath: api.root + "/stations/porch.json"))
+        try api.schedule("porch", [("before", -2, 6), ("after", 4, 60)], around: now)
         let fifo = service.folder + "/gpio.fifo"
-        service.extraSections = """
-            [playola]
-            api = \(api.base)
-
-            [station porch]
-            type = playola
-            id = porch
-
+        service.extraSections = api.configSections(station: "porch") + "\n\n" + """
             [gpio]
             chip = fake:\(fifo)
 

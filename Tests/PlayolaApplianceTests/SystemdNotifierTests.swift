@@ -171,52 +171,67 @@ final class SystemdNotifierTests: XCTestCase {
     }
 
     func testGateFeedsWhileFramesAdvance() {
-        var gate = WatchdogGate()
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 0, decodeProgress: 1, deliberatelyIdle: false, now: 100))
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 240_000, decodeProgress: 2, deliberatelyIdle: false, now: 105))
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 480_000, decodeProgress: 3, deliberatelyIdle: false, now: 110))
+        checkGate([.feeds(0, progress: 1, at: 100), .feeds(240_000, progress: 2, at: 105), .feeds(480_000, progress: 3, at: 110)])
     }
 
     func testGateStarvesTheWatchdogWhenOutputIsStuck() {
-        var gate = WatchdogGate()
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 240_000, decodeProgress: 4, deliberatelyIdle: false, now: 100))
-        XCTAssertFalse(gate.shouldFeed(framesPlayed: 240_000, decodeProgress: 5, deliberatelyIdle: false, now: 105))
-        XCTAssertFalse(gate.shouldFeed(framesPlayed: 240_000, decodeProgress: 6, deliberatelyIdle: false, now: 110))
-        // Output that recovers on its own feeds again.
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 480_000, decodeProgress: 7, deliberatelyIdle: false, now: 115))
+        checkGate([
+            .feeds(240_000, progress: 4, at: 100),
+            .starves(240_000, progress: 5, at: 105),
+            .starves(240_000, progress: 6, at: 110),
+            // Output that recovers on its own feeds again.
+            .feeds(480_000, progress: 7, at: 115),
+        ])
     }
 
     func testGateFeedsWhileDeliberatelyIdle() {
-        var gate = WatchdogGate()
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 1000, decodeProgress: 8, deliberatelyIdle: false, now: 0))
-        for tick in 1 ... 5 {
-            XCTAssertTrue(gate.shouldFeed(framesPlayed: 1000, decodeProgress: 9, deliberatelyIdle: true, now: Double(tick) * 5))
-        }
-        // Playback resumed just before this tick and has not reached the sink yet: within the tolerance.
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 1000, decodeProgress: 10, deliberatelyIdle: false, now: 25.5))
-        // Still nothing a whole tick later: stuck.
-        XCTAssertFalse(gate.shouldFeed(framesPlayed: 1000, decodeProgress: 11, deliberatelyIdle: false, now: 30))
+        checkGate([.feeds(1000, progress: 8, at: 0)] + (1 ... 5).map { tick in Tick.feeds(1000, progress: 9, idle: true, at: Double(tick) * 5) } + [
+            // Playback resumed just before this tick and has not reached the sink yet: within the tolerance.
+            .feeds(1000, progress: 10, at: 25.5),
+            // Still nothing a whole tick later: stuck.
+            .starves(1000, progress: 11, at: 30),
+        ])
     }
 
     func testGateTreatsAReopenedSinkAsAFreshStart() {
-        var gate = WatchdogGate()
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 480_000, decodeProgress: 12, deliberatelyIdle: false, now: 0))
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 0, decodeProgress: 13, deliberatelyIdle: false, now: 5))
-        XCTAssertFalse(gate.shouldFeed(framesPlayed: 0, decodeProgress: 14, deliberatelyIdle: false, now: 10))
+        checkGate([.feeds(480_000, progress: 12, at: 0), .feeds(0, progress: 13, at: 5), .starves(0, progress: 14, at: 10)])
     }
 
     func testGateStarvesTheWatchdogWhenDecodeStallsWhileSilencePlays() {
+        checkGate([
+            // The render thread keeps writing (silence), but the decode thread's pass counter stands still.
+            .feeds(0, progress: 7, at: 100),
+            .feeds(48_000, progress: 8, at: 101),
+            .feeds(96_000, progress: 8, at: 101.5), // within the tolerance
+            .starves(144_000, progress: 8, at: 102.5),
+            .starves(192_000, progress: 8, at: 105),
+            // Stopped on purpose: fed whatever the decode side does.
+            .feeds(240_000, progress: 8, idle: true, at: 106),
+            // Decoding again: fed again.
+            .feeds(288_000, progress: 9, at: 107),
+        ])
+    }
+
+    /// One watchdog tick: what the gate is told, and whether it must feed; `line` is the tick's, for the failure.
+    private struct Tick {
+        var frames: Int64, progress: Int64, idle: Bool, now: Double, feeds: Bool, line: UInt
+
+        static func feeds(_ frames: Int64, progress: Int64, idle: Bool = false, at now: Double, line: UInt = #line) -> Tick {
+            Tick(frames: frames, progress: progress, idle: idle, now: now, feeds: true, line: line)
+        }
+
+        static func starves(_ frames: Int64, progress: Int64, idle: Bool = false, at now: Double, line: UInt = #line) -> Tick {
+            Tick(frames: frames, progress: progress, idle: idle, now: now, feeds: false, line: line)
+        }
+    }
+
+    /// A fresh gate through `ticks` in order, each answer checked.
+    private func checkGate(_ ticks: [Tick]) {
         var gate = WatchdogGate()
-        // The render thread keeps writing (silence), but the decode thread's pass counter stands still.
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 0, decodeProgress: 7, deliberatelyIdle: false, now: 100))
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 48_000, decodeProgress: 8, deliberatelyIdle: false, now: 101))
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 96_000, decodeProgress: 8, deliberatelyIdle: false, now: 101.5), "within the tolerance")
-        XCTAssertFalse(gate.shouldFeed(framesPlayed: 144_000, decodeProgress: 8, deliberatelyIdle: false, now: 102.5))
-        XCTAssertFalse(gate.shouldFeed(framesPlayed: 192_000, decodeProgress: 8, deliberatelyIdle: false, now: 105))
-        // Stopped on purpose: fed whatever the decode side does.
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 240_000, decodeProgress: 8, deliberatelyIdle: true, now: 106))
-        // Decoding again: fed again.
-        XCTAssertTrue(gate.shouldFeed(framesPlayed: 288_000, decodeProgress: 9, deliberatelyIdle: false, now: 107))
+        for tick in ticks {
+            let fed = gate.shouldFeed(framesPlayed: tick.frames, decodeProgress: tick.progress, deliberatelyIdle: tick.idle, now: tick.now)
+            XCTAssertEqual(fed, tick.feeds, "at \(tick.now) s", line: tick.line)
+        }
     }
 
     private func monotonicMicroseconds() -> UInt64 {

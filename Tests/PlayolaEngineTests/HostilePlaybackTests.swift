@@ -6,40 +6,8 @@ import XCTest
 /// Issue 12, end to end through the live player on a paced sink: a bad file served by the fake API for
 /// one spin, and an API `Date` a day off followed by a local station.
 final class HostilePlaybackTests: XCTestCase {
-    final class Rig: Sendable {
-        let player: StationPlayer
-        let sink: PacedSink
-        let cache: AudioCache
-        let clock: ServerCorrectedClock
-        let notices = Mutex<[String]>([])
-
-        init(player: StationPlayer, sink: PacedSink, cache: AudioCache, clock: ServerCorrectedClock) {
-            self.player = player
-            self.sink = sink
-            self.cache = cache
-            self.clock = clock
-        }
-
-        func amplitude(_ frequency: Double, secondsAgo: Double) -> Double {
-            let samples = sink.left
-            return SignalAnalysis(samples: samples, rate: 48000).amplitude(of: frequency, around: samples.count - Int(secondsAgo * 48000))
-        }
-    }
-
-    func rig(_ server: FakePlayola) throws -> Rig {
-        let sink = PacedSink()
-        let stack = PlayerStack(api: server.base, cache: try AudioCache(directory: Fixtures.temporaryDirectory("hostile-player-cache"), budgetBytes: 16 << 20),
-                                output: .sink(sink), retryDelays: [0.05, 0.1, 0.2],
-                                downloader: { AudioDownloader(http: $0, cache: $1, backoff: (0.1, 1)) })
-        stack.engine.start()
-        let rig = Rig(player: stack.player, sink: sink, cache: stack.cache, clock: stack.clock)
-        addTeardownBlock { await stack.shutdown() }
-        Task {
-            for await event in stack.player.events {
-                if case .notice(let text) = event { rig.notices.withLock { $0.append(text) } }
-            }
-        }
-        return rig
+    func rig(_ server: FakePlayola) throws -> PacedPlayer {
+        try PacedPlayer(server: server, cacheBudget: 16 << 20, cacheFolder: "hostile-player-cache", for: self)
     }
 
     /// Spins relative to the server's now: (id, frequency or nil for a file that is not audio, from, seconds).
@@ -80,8 +48,8 @@ final class HostilePlaybackTests: XCTestCase {
         let state = await rig.player.state
         guard case .playing(.spin(let spin)) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "after")
-        XCTAssertNil(rig.cache.lookup(badURL), "the bad file is not in the cache")
-        XCTAssertFalse((try FileManager.default.contentsOfDirectory(atPath: rig.cache.directory)).contains { $0.hasPrefix(AudioCache.key(for: badURL).prefix(16)) })
+        XCTAssertNil(rig.parts.cache.lookup(badURL), "the bad file is not in the cache")
+        XCTAssertFalse((try FileManager.default.contentsOfDirectory(atPath: rig.parts.cache.directory)).contains { $0.hasPrefix(AudioCache.key(for: badURL).prefix(16)) })
         XCTAssertEqual(try server.requests(matching: "/files/bad.mp3").count, 1)
         let named = rig.notices.withLock { $0 }.filter { $0.contains(badURL) }
         XCTAssertEqual(named.count, 1, "\(named)")
@@ -104,7 +72,7 @@ final class HostilePlaybackTests: XCTestCase {
         await rig.player.play(stationID: "tomorrow")
         try await Task.sleep(for: .seconds(1.5))
         XCTAssertGreaterThan(rig.amplitude(600, secondsAgo: 0.3), 0.2, "the Playola station plays on the server's time")
-        XCTAssertEqual(rig.clock.correction, 86_400, accuracy: 2)
+        XCTAssertEqual(rig.parts.clock.correction, 86_400, accuracy: 2)
 
         let folder = Fixtures.temporaryDirectory("local-after-skew")
         try FileManager.default.copyItem(atPath: try Fixtures.tone(700, seconds: 20, rate: 48000, codec: .mp3), toPath: folder + "/a.mp3")
@@ -113,7 +81,7 @@ final class HostilePlaybackTests: XCTestCase {
         try await Task.sleep(for: .seconds(2))
         XCTAssertGreaterThan(max(rig.amplitude(700, secondsAgo: 0.3), rig.amplitude(800, secondsAgo: 0.3)), 0.2,
                              "the local station plays on this machine's clock")
-        XCTAssertEqual(rig.clock.now().timeIntervalSinceNow, 0, accuracy: 1)
+        XCTAssertEqual(rig.parts.clock.now().timeIntervalSinceNow, 0, accuracy: 1)
         let state = await rig.player.state
         guard case .playing = state else { return XCTFail("\(state)") }
 

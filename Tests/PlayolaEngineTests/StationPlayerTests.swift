@@ -6,28 +6,11 @@ import XCTest
 /// Issue 3: the live station player against the fake API, on a sink paced like a device: the states it
 /// publishes, what it plays, time-shifted playback, interruption.
 final class StationPlayerTests: XCTestCase {
-    final class Stack: @unchecked Sendable {
-        // @unchecked Sendable: `server` is used by the test's own task only; the rest is Sendable.
-        let server: FakePlayola
-        let player: StationPlayer
-        let sink: PacedSink
-        let engine: LiveEngine
-        let states = Mutex<[PlayerState]>([])
-        let notices = Mutex<[String]>([])
-
-        init(server: FakePlayola, player: StationPlayer, sink: PacedSink, engine: LiveEngine) {
-            self.server = server
-            self.player = player
-            self.sink = sink
-            self.engine = engine
-        }
-    }
-
     /// Spins relative to now (the server's now): (id, frequency, seconds from now, duration).
     func stack(
         station: String, spins: [(String, Double, Double, Double)], faults: [[String: Any]] = [], serverClockOffset: Double = 0,
         cacheBudget: Int64 = 32 << 20, apiBase: String? = nil
-    ) async throws -> Stack {
+    ) async throws -> PacedPlayer {
         let server = try FakePlayola()
         if serverClockOffset != 0 { _ = try server.control("POST", "/_clock", ["offset": serverClockOffset]) }
         let now = Date().addingTimeInterval(serverClockOffset)
@@ -41,66 +24,37 @@ final class StationPlayerTests: XCTestCase {
         }
         try server.serve(station: station, spins: served)
         if !faults.isEmpty { try server.fault(faults) }
-        let sink = PacedSink()
-        let parts = PlayerStack(api: apiBase ?? server.base, cache: try AudioCache(directory: Fixtures.temporaryDirectory("player-cache"), budgetBytes: cacheBudget),
-                                output: .sink(sink), retryDelays: [0.05, 0.1, 0.2],
-                                downloader: { AudioDownloader(http: $0, cache: $1, backoff: (0.1, 1)) })
-        parts.engine.start()
-        let (player, engine) = (parts.player, parts.engine)
-        let stack = Stack(server: server, player: player, sink: sink, engine: engine)
-        addTeardownBlock { await parts.shutdown() } // the player's loop would otherwise tick on for the rest of the test process
-        Task {
-            // The one consumer of the player's events (an AsyncStream has one).
-            for await event in player.events {
-                switch event {
-                case .state(let state): stack.states.withLock { $0.append(state) }
-                case .notice(let text): stack.notices.withLock { $0.append(text) }
-                }
-            }
-        }
-        return stack
-    }
-
-    func amplitude(_ stack: Stack, _ frequency: Double, secondsAgo: Double) -> Double {
-        let samples = stack.sink.left
-        let frame = samples.count - Int(secondsAgo * 48000)
-        return SignalAnalysis(samples: samples, rate: 48000).amplitude(of: frequency, around: frame)
+        return try PacedPlayer(server: server, api: apiBase, cacheBudget: cacheBudget, cacheFolder: "player-cache", for: self)
     }
 
     func testJoinsTheLiveStationPublishesStatesAndStops() async throws {
         let stack = try await stack(station: "live", spins: [("now", 600, -10, 30), ("next", 900, 2.5, 20)])
-        await stack.player.play(stationID: "live")
-        try await Task.sleep(for: .seconds(1.5))
-        let state = await stack.player.state
+        let state = try await stack.state(afterPlaying: "live", for: 1.5)
         guard case .playing(.spin(let spin)) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "now")
-        XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.3), 0.2, "the current spin is joined mid-song")
+        XCTAssertGreaterThan(stack.amplitude(600, secondsAgo: 0.3), 0.2, "the current spin is joined mid-song")
         try await Task.sleep(for: .seconds(2.5))
-        XCTAssertGreaterThan(amplitude(stack, 900, secondsAgo: 0.3), 0.2, "the next spin starts on time")
+        XCTAssertGreaterThan(stack.amplitude(900, secondsAgo: 0.3), 0.2, "the next spin starts on time")
         XCTAssertEqual(stack.states.withLock { $0.first }, .loading(0))
         await stack.player.stop()
         try await Task.sleep(for: .seconds(0.5))
         let stopped = await stack.player.state
         XCTAssertEqual(stopped, .idle)
-        XCTAssertLessThan(amplitude(stack, 900, secondsAgo: 0.15), 0.001, "silence after stop")
+        XCTAssertLessThan(stack.amplitude(900, secondsAgo: 0.15), 0.001, "silence after stop")
     }
 
     func testAScheduleThatFailsFirstWith500StillPlays() async throws {
         let stack = try await stack(station: "flaky", spins: [("now", 600, -5, 30)],
                                     faults: [["match": "/schedule", "action": ["status": 500], "times": 1]])
-        await stack.player.play(stationID: "flaky")
-        try await Task.sleep(for: .seconds(1.5))
-        let state = await stack.player.state
+        let state = try await stack.state(afterPlaying: "flaky", for: 1.5)
         guard case .playing = state else { return XCTFail("\(state)") }
         XCTAssertEqual(try stack.server.requests(matching: "/schedule").prefix(2).map { $0["status"] as? Int }, [500, 200])
-        XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.3), 0.2)
+        XCTAssertGreaterThan(stack.amplitude(600, secondsAgo: 0.3), 0.2)
     }
 
     func testAnUnknownStationIsAnErrorStateNotABusyLoop() async throws {
         let stack = try await stack(station: "known", spins: [("now", 600, -5, 30)])
-        await stack.player.play(stationID: "unknown")
-        try await Task.sleep(for: .seconds(1.5))
-        let state = await stack.player.state
+        let state = try await stack.state(afterPlaying: "unknown", for: 1.5)
         XCTAssertEqual(state, .error("station unknown not found (HTTP 404)"))
         XCTAssertEqual(try stack.server.requests(matching: "/schedule").count, 1, "retried with backoff, not in a loop")
         XCTAssertEqual(stack.states.withLock { $0 }, [.loading(0), .error("station unknown not found (HTTP 404)")])
@@ -136,9 +90,7 @@ final class StationPlayerTests: XCTestCase {
     func testMalformedJSONIsAnErrorState() async throws {
         let stack = try await stack(station: "s", spins: [("now", 600, -5, 30)],
                                     faults: [["match": "/schedule", "action": "garbage", "times": -1]])
-        await stack.player.play(stationID: "s")
-        try await Task.sleep(for: .seconds(1))
-        let state = await stack.player.state
+        let state = try await stack.state(afterPlaying: "s", for: 1)
         guard case .error(let message) = state else { return XCTFail("\(state)") }
         XCTAssertTrue(message.hasPrefix("station s: schedule is not valid JSON"), message)
     }
@@ -151,8 +103,8 @@ final class StationPlayerTests: XCTestCase {
         let state = await stack.player.state
         guard case .playing(.spin(let spin)) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "hour-ago")
-        XCTAssertGreaterThan(amplitude(stack, 700, secondsAgo: 0.3), 0.2)
-        XCTAssertLessThan(amplitude(stack, 1000, secondsAgo: 0.3), 0.001)
+        XCTAssertGreaterThan(stack.amplitude(700, secondsAgo: 0.3), 0.2)
+        XCTAssertLessThan(stack.amplitude(1000, secondsAgo: 0.3), 0.001)
     }
 
     func testInterruptPausesAndResumeRejoinsTheLivePosition() async throws {
@@ -164,12 +116,12 @@ final class StationPlayerTests: XCTestCase {
         let state = await stack.player.state
         guard case .paused(.spin(let spin)?, .interruption) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "now")
-        XCTAssertLessThan(amplitude(stack, 600, secondsAgo: 0.15), 0.001, "silence while paused")
+        XCTAssertLessThan(stack.amplitude(600, secondsAgo: 0.15), 0.001, "silence while paused")
         await stack.player.resumeAfterInterruption()
         try await Task.sleep(for: .seconds(1.2))
         let resumed = await stack.player.state
         guard case .playing = resumed else { return XCTFail("\(resumed)") }
-        XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.2), 0.2)
+        XCTAssertGreaterThan(stack.amplitude(600, secondsAgo: 0.2), 0.2)
         XCTAssertEqual(try stack.server.requests(matching: "/schedule").count, 2, "resume fetches the schedule again")
     }
 
@@ -178,12 +130,10 @@ final class StationPlayerTests: XCTestCase {
     func testAWrongSystemClockIsCorrectedByTheServersDate() async throws {
         let stack = try await stack(station: "s", spins: [("server-now", 600, -5, 30), ("clock-now", 900, 3595, 30)],
                                     serverClockOffset: -3600)
-        await stack.player.play(stationID: "s")
-        try await Task.sleep(for: .seconds(1.5))
-        let state = await stack.player.state
+        let state = try await stack.state(afterPlaying: "s", for: 1.5)
         guard case .playing(.spin(let spin)) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "server-now")
-        XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.3), 0.2)
+        XCTAssertGreaterThan(stack.amplitude(600, secondsAgo: 0.3), 0.2)
         // The server's `Date` has whole seconds: the difference is known to within one.
         let said = stack.notices.withLock { $0 }.compactMap { notice -> Int? in
             guard let range = notice.range(of: "differs from the server's by ") else { return nil }
@@ -195,9 +145,7 @@ final class StationPlayerTests: XCTestCase {
 
     func testACacheTooSmallForWhatMustPlayIsAnError() async throws {
         let stack = try await stack(station: "s", spins: [("big", 600, -5, 30)], cacheBudget: 100_000)
-        await stack.player.play(stationID: "s")
-        try await Task.sleep(for: .seconds(1))
-        let state = await stack.player.state
+        let state = try await stack.state(afterPlaying: "s", for: 1)
         guard case .error(let message) = state else { return XCTFail("\(state)") }
         XCTAssertTrue(message.hasPrefix("cache budget of 100000 bytes is too small"), message)
     }
@@ -213,7 +161,7 @@ final class StationPlayerTests: XCTestCase {
         let state = await stack.player.state
         guard case .playing(.spin(let spin)) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "next")
-        XCTAssertGreaterThan(amplitude(stack, 900, secondsAgo: 0.3), 0.2)
+        XCTAssertGreaterThan(stack.amplitude(900, secondsAgo: 0.3), 0.2)
         XCTAssertEqual(try stack.server.requests(matching: "/schedule").last?["status"] as? Int, 503, "the refresh was tried and failed")
         XCTAssertTrue(stack.notices.withLock { $0 }.contains { $0.hasPrefix("schedule refresh failed, playing the known schedule") })
     }
@@ -224,12 +172,10 @@ final class StationPlayerTests: XCTestCase {
         let stack = try await stack(station: "s", spins: [("cut", 600, -5, 30), ("bad", 900, 2.5, 20)],
                                     faults: [["match": "/files/cut", "action": "cut_half", "times": 1],
                                              ["match": "/files/bad", "action": "garbage", "times": -1]])
-        await stack.player.play(stationID: "s")
-        try await Task.sleep(for: .seconds(2))
-        let state = await stack.player.state
+        let state = try await stack.state(afterPlaying: "s", for: 2)
         guard case .playing(.spin(let spin)) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "cut")
-        XCTAssertGreaterThan(amplitude(stack, 600, secondsAgo: 0.3), 0.2, "the resumed download plays")
+        XCTAssertGreaterThan(stack.amplitude(600, secondsAgo: 0.3), 0.2, "the resumed download plays")
         let cut = try stack.server.requests(matching: "/files/cut")
         XCTAssertEqual(cut.count, 2)
         XCTAssertTrue(((cut.last?["headers"] as? [String: String])?["range"] ?? "").hasPrefix("bytes="), "resumed with a Range request")
@@ -238,6 +184,6 @@ final class StationPlayerTests: XCTestCase {
         XCTAssertFalse(states.contains { if case .error = $0 { true } else { false } }, "a spin that cannot play is not an error state: \(states)")
         try await Task.sleep(for: .seconds(1.5))
         XCTAssertTrue(stack.notices.withLock { $0 }.contains { $0.contains("spin bad will be silent") })
-        XCTAssertLessThan(amplitude(stack, 900, secondsAgo: 0.3), 0.001, "the not-audio spin's window is silence")
+        XCTAssertLessThan(stack.amplitude(900, secondsAgo: 0.3), 0.001, "the not-audio spin's window is silence")
     }
 }

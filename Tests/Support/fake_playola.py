@@ -36,10 +36,11 @@ Control endpoints (paths starting with /_; never faulted, never logged):
   POST /_clock     {"offset": seconds}
   GET  /_requests  log: [{"t","method","path","headers","body","status","action"}];  DELETE clears it
 """
-import argparse, email.utils, gzip, json, os, random, re, signal, socket, socketserver
+import argparse, email.utils, gzip, json, os, random, re, socket, socketserver
 import struct, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
+from lifetime import end_on_signal_or_parent_exit
 
 ACTIONS = {"status", "cut_half", "reset_mid", "stall", "garbage", "delay", "chunked_overflow", "redirect", "trickle",
            "raw"}
@@ -326,21 +327,10 @@ def main():
     args = ap.parse_args()
     Handler.state = State(os.path.abspath(args.root))
 
-    def on_signal(*_):
+    def on_signal():
         raise SystemExit(0)
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    end_on_signal_or_parent_exit(on_signal, lambda: os._exit(0), args.exit_on_stdin_eof)
     server = Server(("127.0.0.1", args.port), Handler)
-
-    def exit_with_parent():
-        # The test process holds our stdin open; when it ends (even by a crash), we end too.
-        try:
-            while sys.stdin.buffer.read(4096):
-                pass
-        finally:
-            os._exit(0)
-    if args.exit_on_stdin_eof:
-        threading.Thread(target=exit_with_parent, daemon=True).start()
     print(f"PORT {server.server_address[1]}", flush=True)
     try:
         server.serve_forever()

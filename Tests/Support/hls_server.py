@@ -22,7 +22,8 @@ Control (POST, JSON body; each applies to the variant named):
 GET /_requests?variant=V: the paths requested of V, in order (a JSON list).
 Python 3.11 stdlib only; needs ffmpeg.
 """
-import argparse, http.server, json, os, re, shutil, signal, socketserver, subprocess, sys, tempfile, threading, time
+import argparse, http.server, json, os, re, shutil, socketserver, subprocess, sys, tempfile, threading, time
+from lifetime import end_on_signal_or_parent_exit
 
 VARIANTS = {
     "ts-aac": (["-c:a", "aac", "-b:a", "128k", "-ar", "44100"], "mpegts", 600),
@@ -188,16 +189,7 @@ def main():
         server = Server(("127.0.0.1", args.port), make_handler(State(root)))
         threading.Thread(target=server.serve_forever, daemon=True).start()
         print(json.dumps({"port": server.server_address[1], "variants": list(VARIANTS)}), flush=True)
-        signal.signal(signal.SIGTERM, lambda *_: stop.set())
-        signal.signal(signal.SIGINT, lambda *_: stop.set())
-        if args.exit_on_stdin_eof:
-            def watch_stdin():
-                try:
-                    while os.read(0, 4096):
-                        pass
-                finally:
-                    stop.set()
-            threading.Thread(target=watch_stdin, daemon=True).start()
+        end_on_signal_or_parent_exit(stop.set, stop.set, args.exit_on_stdin_eof)
         stop.wait()
     finally:
         for process in processes:

@@ -38,6 +38,7 @@ Python 3.11 stdlib only; needs icecast2, ffmpeg and setpriv (util-linux).
 import argparse, base64, grp, json, os, pwd, secrets, shutil, signal, socket, subprocess, sys, tempfile
 import threading, time
 import urllib.error, urllib.parse, urllib.request
+from lifetime import end_on_signal_or_parent_exit
 
 MOUNTS = ("/tone.mp3", "/tone.aac")
 CONTENT_TYPES = {"/tone.mp3": "audio/mpeg", "/tone.aac": "audio/aac"}
@@ -372,21 +373,7 @@ def main():
 
     harness = Harness(args)
 
-    def on_signal(*_):
-        harness.stop.set()
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    if args.exit_on_stdin_eof:
-        def exit_with_parent():
-            # The test process holds our stdin open; when it ends (even by a crash), we end too.
-            # os.read, not sys.stdin: a daemon thread blocked in a buffered read holds its lock, and
-            # the interpreter aborts at exit ("could not acquire lock for <stdin>").
-            try:
-                while os.read(0, 4096):
-                    pass
-            finally:
-                harness.stop.set()
-        threading.Thread(target=exit_with_parent, daemon=True).start()
+    end_on_signal_or_parent_exit(harness.stop.set, harness.stop.set, args.exit_on_stdin_eof)
     status = 1
     try:
         harness.start()

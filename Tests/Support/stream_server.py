@@ -60,10 +60,11 @@ Control endpoints (paths starting with /_; never faulted, never logged):
                   audio_bytes counts the audio (not metadata) sent so far; closed = time it ended or null.
                   DELETE clears it.
 """
-import argparse, email.utils, json, math, os, random, select, signal, socket, socketserver, struct, sys
+import argparse, email.utils, json, math, os, random, select, socket, socketserver, struct, sys
 import threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
+from lifetime import end_on_signal_or_parent_exit
 
 MODES = {"halfopen", "stall_after", "garbage", "badmeta", "eof_after", "refuse", "http_error"}
 DEAD_PORT = 9  # discard: nothing listens on 127.0.0.1:9 here
@@ -430,23 +431,10 @@ def main():
     except (OSError, ValueError) as e:
         ap.error(str(e))
 
-    def on_signal(*_):
+    def on_signal():
         raise SystemExit(0)
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    end_on_signal_or_parent_exit(on_signal, lambda: os._exit(0), args.exit_on_stdin_eof)
     server = Server(("127.0.0.1", args.port), Handler)
-
-    def exit_with_parent():
-        # The test process holds our stdin open; when it ends (even by a crash), we end too.
-        # os.read, not sys.stdin: a daemon thread blocked in a buffered read holds its lock, and
-        # the interpreter aborts at exit after SIGTERM ("could not acquire lock for <stdin>").
-        try:
-            while os.read(0, 4096):
-                pass
-        finally:
-            os._exit(0)
-    if args.exit_on_stdin_eof:
-        threading.Thread(target=exit_with_parent, daemon=True).start()
     print(json.dumps({"port": server.server_address[1], "mounts": list(Handler.state.mounts)}), flush=True)
     try:
         server.serve_forever(poll_interval=0.2)

@@ -27,32 +27,26 @@ extension ConfigValidator {
             }
         },
         ConfigKey("volume") { validator, entry in
-            if let volume = ConfigValue.wholeNumber(Substring(entry.value)), (0...100).contains(volume) {
+            if let volume = validator.accepted(ConfigValue.wholeNumber(entry.value, where: (0...100).contains), entry,
+                                               must: "be a whole number from 0 to 100") {
                 validator.config.player.volume = volume
-            } else {
-                validator.error("volume must be a whole number from 0 to 100, not '\(entry.value)'", entry.line)
             }
         },
         ConfigKey("rate") { validator, entry in
-            if entry.value == "auto" {
-                validator.config.player.rate = nil
-            } else if let rate = ConfigValue.wholeNumber(Substring(entry.value)), rate == 48000 || rate == 44100 {
-                validator.config.player.rate = rate
-            } else {
-                validator.error("rate must be auto, 48000 or 44100, not '\(entry.value)'", entry.line)
+            let rate = validator.accepted(entry, off: "auto", must: "be auto, 48000 or 44100") {
+                ConfigValue.wholeNumber($0, where: [48000, 44100].contains)
             }
+            if let rate { validator.config.player.rate = rate }
         },
         ConfigKey("idle_close") { validator, entry in
             // The device stays open on silence across pauses (closing it stops the I2S clock, and many
             // DACs click); after this long idle it is closed. "never" keeps it open.
-            if entry.value == "never" {
-                validator.config.player.idleClose = nil
-            } else if let seconds = parseDuration(entry.value), seconds <= ApplianceConfig.maximumIdleClose {
-                validator.config.player.idleClose = seconds
-            } else {
-                validator.error("idle_close must be a duration like 10m, 90s or 1h up to "
-                                + "\(DurationText.describe(ApplianceConfig.maximumIdleClose)), or never, not '\(entry.value)'", entry.line)
+            let limit = ApplianceConfig.maximumIdleClose
+            let seconds = validator.accepted(entry, off: "never",
+                                             must: "be a duration like 10m, 90s or 1h up to \(DurationText.describe(limit)), or never") {
+                parseDuration($0).flatMap { $0 <= limit ? $0 : nil }
             }
+            if let seconds { validator.config.player.idleClose = seconds }
         },
         ConfigKey("bass") { validator, entry in
             if let dB = validator.decibels(entry) { validator.config.player.bass = dB }
@@ -100,10 +94,8 @@ extension ConfigValidator {
 
     static let playola: [ConfigKey] = [
         ConfigKey("api") { validator, entry in
-            if ["http://", "https://"].contains(where: { entry.value.hasPrefix($0) && entry.value.count > $0.count }) {
-                validator.config.playola.api = entry.value
-            } else {
-                validator.error("api must be an http:// or https:// URL, not '\(entry.value)'", entry.line)
+            if let api = validator.accepted(ConfigValue.httpURL(entry.value), entry, must: "be an http:// or https:// URL") {
+                validator.config.playola.api = api
             }
         },
         ConfigKey("token_file") { validator, entry in
@@ -115,10 +107,8 @@ extension ConfigValidator {
     /// The fixed keys of `[gpio]`; `station NAME` keys are the validator's, as their names vary.
     static let gpio: [ConfigKey] = [
         ConfigKey("chip") { validator, entry in
-            if entry.value.isEmpty {
-                validator.error("chip must name a GPIO chip such as gpiochip0, not ''", entry.line)
-            } else {
-                validator.config.gpio.chip = entry.value
+            if let chip = validator.accepted(entry.value.isEmpty ? nil : entry.value, entry, must: "name a GPIO chip such as gpiochip0") {
+                validator.config.gpio.chip = chip
             }
         },
     ] + ButtonAction.keyed.map { key, action in
@@ -138,10 +128,8 @@ extension ConfigValidator {
             if let ref = validator.gpioLine(entry.value, at: entry.line) { validator.config.gpio.encoderSwitch = ref }
         },
         ConfigKey("encoder_action") { validator, entry in
-            if let action = GPIOConfig.EncoderAction(rawValue: entry.value) {
+            if let action = validator.accepted(GPIOConfig.EncoderAction(rawValue: entry.value), entry, must: "be volume or station") {
                 validator.config.gpio.encoderAction = action
-            } else {
-                validator.error("encoder_action must be volume or station, not '\(entry.value)'", entry.line)
             }
         },
         ConfigKey("debounce_ms") { validator, entry in
@@ -151,10 +139,8 @@ extension ConfigValidator {
             if let ms = validator.milliseconds(entry, in: 100...10000) { validator.config.gpio.longPressMs = ms }
         },
         ConfigKey("active_low") { validator, entry in
-            if let activeLow = ConfigValue.bool(entry.value) {
+            if let activeLow = validator.accepted(ConfigValue.bool(entry.value), entry, must: "be true or false") {
                 validator.config.gpio.activeLow = activeLow
-            } else {
-                validator.error("active_low must be true or false, not '\(entry.value)'", entry.line)
             }
         },
     ]
@@ -170,10 +156,8 @@ extension ConfigValidator {
 
     static let log: [ConfigKey] = [
         ConfigKey("level") { validator, entry in
-            if let level = ApplianceConfig.LogLevel(rawValue: entry.value) {
+            if let level = validator.accepted(ApplianceConfig.LogLevel(rawValue: entry.value), entry, must: "be error, warning, info or debug") {
                 validator.config.log.level = level
-            } else {
-                validator.error("level must be error, warning, info or debug, not '\(entry.value)'", entry.line)
             }
         },
     ]

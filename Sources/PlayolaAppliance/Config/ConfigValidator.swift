@@ -292,12 +292,9 @@ struct ConfigValidator {
             }
             kind = .playola(id: id.value, timeshift: timeshift)
         case "stream":
-            guard let url = required("url", "a") else { return nil }
-            guard ["http://", "https://"].contains(where: { url.value.hasPrefix($0) && url.value.count > $0.count }) else {
-                error("url must be an http:// or https:// URL, not '\(url.value)'", url.line)
-                return nil
-            }
-            kind = .stream(url: url.value, headers: headers)
+            guard let entry = required("url", "a"),
+                  let url = accepted(ConfigValue.httpURL(entry.value), entry, must: "be an http:// or https:// URL") else { return nil }
+            kind = .stream(url: url, headers: headers)
         default:
             guard let path = required("path", "a"), absolutePath(path) != nil else { return nil }
             kind = .local(path: path.value)
@@ -332,21 +329,26 @@ struct ConfigValidator {
         return ref
     }
 
+    /// `value`, read from `entry`; nil, a value that did not read, is reported as "KEY must WHAT, not 'TEXT'".
+    mutating func accepted<Value>(_ value: Value?, _ entry: INIEntry, must what: String) -> Value? {
+        if value == nil { error("\(entry.key) must \(what), not '\(entry.value)'", entry.line) }
+        return value
+    }
+
+    /// As `accepted`, for a setting that the word `off` (`auto`, `never`) turns off: then `.some(nil)`.
+    mutating func accepted<Value>(_ entry: INIEntry, off: String, must what: String, _ read: (String) -> Value?) -> Value?? {
+        if entry.value == off { return .some(nil) }
+        guard let value = accepted(read(entry.value), entry, must: what) else { return nil }
+        return value
+    }
+
     mutating func absolutePath(_ entry: INIEntry) -> String? {
-        guard entry.value.hasPrefix("/") else {
-            error("\(entry.key) must be an absolute path, not '\(entry.value)'", entry.line)
-            return nil
-        }
-        return entry.value
+        accepted(entry.value.hasPrefix("/") ? entry.value : nil, entry, must: "be an absolute path")
     }
 
     mutating func milliseconds(_ entry: INIEntry, in range: ClosedRange<Int>) -> Int? {
-        guard let ms = ConfigValue.wholeNumber(Substring(entry.value)), range.contains(ms) else {
-            error("\(entry.key) must be a whole number of milliseconds from \(range.lowerBound) to \(range.upperBound), "
-                  + "not '\(entry.value)'", entry.line)
-            return nil
-        }
-        return ms
+        accepted(ConfigValue.wholeNumber(entry.value, where: range.contains), entry,
+                 must: "be a whole number of milliseconds from \(range.lowerBound) to \(range.upperBound)")
     }
 
     // MARK: Names
@@ -403,76 +405,7 @@ struct ConfigValidator {
 extension ConfigValidator {
     /// A tone control's gain: dB within `ToneControl.range`, else an error naming the key and the range.
     mutating func decibels(_ entry: INIEntry) -> Double? {
-        if let dB = ConfigValue.decibels(entry.value) { return dB }
-        error("\(entry.key) must be a gain in dB from \(Int(ToneControl.range.lowerBound)) to \(Int(ToneControl.range.upperBound)), such as 3 or -4.5, not '\(entry.value)'", entry.line)
-        return nil
-    }
-}
-
-/// How config values are spelled.
-enum ConfigValue {
-    /// `3`, `-4.5`, `+2`: decibels within `ToneControl.range` (plain digits: no exponent, no "inf").
-    static func decibels(_ text: String) -> Double? {
-        let unsigned = text.hasPrefix("-") || text.hasPrefix("+") ? text.dropFirst() : Substring(text)
-        let parts = unsigned.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), wholeNumber(parts[0]) != nil, parts.count == 1 || wholeNumber(parts[1]) != nil,
-              let dB = Double(text), ToneControl.range.contains(dB) else { return nil }
-        return dB
-    }
-
-    /// `64M`: bytes with an optional binary k, M or G suffix.
-    static func byteSize(_ text: String) -> Int64? {
-        let units: [Character: Int64] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]
-        var digits = Substring(text)
-        var scale: Int64 = 1
-        if let last = digits.last, let unit = units[last] {
-            digits.removeLast()
-            scale = unit
-        }
-        guard let count = wholeNumber(digits) else { return nil }
-        let (bytes, overflow) = Int64(count).multipliedReportingOverflow(by: scale)
-        return overflow ? nil : bytes
-    }
-
-    /// `-3h`, `-15m`, `-90s` → seconds, negative. The sign is required so nobody reads `3h` as "3 hours ahead".
-    static func timeshift(_ text: String) -> Double? {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
-        guard text.hasPrefix("-"), let last = text.last, let unit = units[last],
-              let count = wholeNumber(text.dropFirst().dropLast()) else { return nil }
-        let seconds = Double(count) * unit
-        return seconds <= ApplianceConfig.maximumTimeshift ? -seconds : nil
-    }
-
-    static func bool(_ text: String) -> Bool? {
-        switch text.lowercased() {
-        case "true", "yes", "on", "1": true
-        case "false", "no", "off", "0": false
-        default: nil
-        }
-    }
-
-    /// Why `device` would not survive on an appliance, or nil. Card indexes follow USB enumeration order, so
-    /// `hw:0` can become another card after a re-plug or a reboot; `CARD=<name>` cannot.
-    static func deviceProblem(_ device: String) -> String? {
-        guard !device.isEmpty else {
-            return "device must be an ALSA PCM name such as default or hw:CARD=Audio,DEV=0, not ''"
-        }
-        guard let colon = device.firstIndex(of: ":") else { return nil }
-        let plugin = device[..<colon]
-        let arguments = device[device.index(after: colon)...].split(separator: ",", omittingEmptySubsequences: false)
-        guard let card = arguments.first, wholeNumber(card.hasPrefix("CARD=") ? card.dropFirst(5) : card) != nil else {
-            return nil
-        }
-        var dev = 0
-        if let second = arguments.dropFirst().first {
-            dev = wholeNumber(second.hasPrefix("DEV=") ? second.dropFirst(4) : second) ?? 0
-        }
-        return "device '\(device)' names a card by index; use \(plugin):CARD=<name>,DEV=\(dev) so it survives re-plugging"
-    }
-
-    /// Plain ASCII digits only: `Int("+5")` would also accept a sign.
-    static func wholeNumber(_ text: Substring) -> Int? {
-        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isWholeNumber }) else { return nil }
-        return Int(text)
+        accepted(ConfigValue.decibels(entry.value), entry,
+                 must: "be a gain in dB from \(Int(ToneControl.range.lowerBound)) to \(Int(ToneControl.range.upperBound)), such as 3 or -4.5")
     }
 }

@@ -20,8 +20,7 @@ public final class AACDecoder: AudioDecoder {
     /// Absolute output frame (priming included) of the next frame `read` returns.
     private var position: Int64
     /// Decoded frames of the current unit not yet returned.
-    private var pending: UnsafePointer<Float>?
-    private var pendingFrames = 0
+    private var decoded = DecodedFrames()
     /// What a damaged unit decodes to.
     private let silenceBuffer: UnsafeMutablePointer<Float>
     private static let prerollUnits = 2
@@ -88,15 +87,13 @@ public final class AACDecoder: AudioDecoder {
         var written = 0
         while written < maxFrames {
             if let endFrame, position >= endFrame { break }
-            if pendingFrames == 0 {
+            if decoded.count == 0 {
                 guard try decodeNextUnit() else { break }
                 continue
             }
-            var count = min(pendingFrames, maxFrames - written)
-            if let endFrame { count = Int(min(Int64(count), endFrame - position)) }
-            (buffer + written * channelCount).update(from: pending!, count: count * channelCount)
-            pending! += count * channelCount
-            pendingFrames -= count
+            var limit = maxFrames - written
+            if let endFrame { limit = Int(min(Int64(limit), endFrame - position)) }
+            let count = decoded.move(upTo: limit, into: buffer + written * channelCount)
             position += Int64(count)
             written += count
         }
@@ -108,17 +105,16 @@ public final class AACDecoder: AudioDecoder {
         let unit = Int(target / unitFrames)
         nextUnit = max(0, unit - Self.prerollUnits)
         faad.resetAfterSeek(toUnit: nextUnit)
-        pendingFrames = 0
+        decoded.removeAll()
         damagedInARow = 0
         position = Int64(nextUnit) * unitFrames
         while position < target {
-            if pendingFrames == 0 {
+            if decoded.count == 0 {
                 guard try decodeNextUnit() else { return }
                 continue
             }
-            let skip = Int(min(Int64(pendingFrames), target - position))
-            pending! += skip * channelCount
-            pendingFrames -= skip
+            let skip = Int(min(Int64(decoded.count), target - position))
+            decoded.skip(skip)
             position += Int64(skip)
         }
     }
@@ -136,25 +132,20 @@ public final class AACDecoder: AudioDecoder {
         let got = unitBuffer.withUnsafeMutableBytes { try? file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<size]), at: track.unitOffsets[nextUnit]) }
         guard got == size else { throw .truncated(path: path, atFrame: max(0, position - priming)) }
         nextUnit += 1
-        var info = NeAACDecFrameInfo()
-        let samples = unitBuffer.withUnsafeMutableBufferPointer { faad.decode($0.baseAddress!, length: size, info: &info) }
-        let frames = Int(info.samples) / max(1, Int(info.channels))
-        guard info.error == 0, let samples, frames > 0 else {
+        guard let frame = faad.decode(&unitBuffer, at: 0, length: size) else {
             damagedInARow += 1
             guard damagedInARow <= Self.maxDamagedInARow else {
-                throw .decodeFailed(path: path, reason: "\(damagedInARow) damaged AAC frames in a row (faad2: \(FAADHandle.errorText(info)))")
+                throw .decodeFailed(path: path, reason: "\(damagedInARow) damaged AAC frames in a row (faad2: \(faad.lastError))")
             }
             // A damaged unit is one unit of silence, not the end of the song: the decoder resyncs on the next.
-            pending = UnsafePointer(silence(frames: Int(unitFrames)))
-            pendingFrames = Int(unitFrames)
+            decoded.hold(silence(frames: Int(unitFrames)), frames: Int(unitFrames), channels: channelCount)
             return true
         }
         damagedInARow = 0
-        guard Int(info.channels) == channelCount else {
+        guard frame.channels == channelCount else {
             throw .decodeFailed(path: path, reason: "channel count changed mid-stream")
         }
-        pending = UnsafePointer(samples)
-        pendingFrames = frames
+        decoded.hold(frame.samples, frames: frame.frames, channels: channelCount)
         return true
     }
 

@@ -9,6 +9,16 @@ final class FAADHandle {
     /// The format `initialize` found.
     private(set) var sampleRate = 0
     private(set) var channelCount = 0
+    /// Why the last unit `decode` refused was damaged.
+    private(set) var lastError = ""
+
+    /// One decoded access unit: interleaved samples, faad2's until the next call, and their format.
+    struct Frame {
+        let samples: UnsafeMutablePointer<Float>
+        let frames: Int
+        let channels: Int
+        let sampleRate: Int
+    }
 
     init(name: String) throws(AudioDecoderError) {
         guard let handle = NeAACDecOpen() else { throw .cannotOpen(path: name, reason: "NeAACDecOpen failed") }
@@ -50,15 +60,20 @@ final class FAADHandle {
         (sampleRate, channelCount) = (Int(rate), Int(channels))
     }
 
-    /// Decodes one access unit; the interleaved samples and the frame's info (faad2 owns the samples until
-    /// the next call), or nil samples for a damaged unit.
+    /// Decodes the access unit of `length` bytes at `bytes[offset...]`; nil for a damaged unit (`lastError` says why).
     @inline(__always)
-    func decode(_ unit: UnsafeMutablePointer<UInt8>, length: Int, info: inout NeAACDecFrameInfo) -> UnsafeMutablePointer<Float>? {
-        NeAACDecDecode(handle, &info, unit, UInt(length))?.assumingMemoryBound(to: Float.self)
+    func decode(_ bytes: inout [UInt8], at offset: Int, length: Int) -> Frame? {
+        var info = NeAACDecFrameInfo()
+        let samples = bytes.withUnsafeMutableBufferPointer { NeAACDecDecode(handle, &info, $0.baseAddress! + offset, UInt(length)) }
+        let channels = Int(info.channels)
+        let frames = Int(info.samples) / max(1, channels)
+        guard info.error == 0, let samples, frames > 0 else {
+            lastError = String(cString: NeAACDecGetErrorMessage(info.error))
+            return nil
+        }
+        return Frame(samples: samples.assumingMemoryBound(to: Float.self), frames: frames, channels: channels, sampleRate: Int(info.samplerate))
     }
 
     /// Forgets the overlap state before decoding from `unit` after a seek.
     func resetAfterSeek(toUnit unit: Int) { NeAACDecPostSeekReset(handle, Int(unit)) }
-
-    static func errorText(_ info: NeAACDecFrameInfo) -> String { String(cString: NeAACDecGetErrorMessage(info.error)) }
 }

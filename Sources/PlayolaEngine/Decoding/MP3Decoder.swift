@@ -19,16 +19,15 @@ public final class MP3Decoder: AudioDecoder {
     }
 
     public func read(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) throws(AudioDecoderError) -> Int {
-        let bytesPerFrame = channelCount * MemoryLayout<Float>.size
         while true {
-            let (status, done) = mpg123.read(into: buffer, byteCount: maxFrames * bytesPerFrame)
+            let (status, frames) = mpg123.read(into: buffer, maxFrames: maxFrames, channels: channelCount)
             switch status {
             case MPG123_OK.rawValue, MPG123_DONE.rawValue:
-                return done / bytesPerFrame
-            case MPG123_NEW_FORMAT.rawValue where done == 0:
+                return frames
+            case MPG123_NEW_FORMAT.rawValue where frames == 0:
                 continue // announced once after the first frame; the format was fixed at open
             case MPG123_NEW_FORMAT.rawValue:
-                return done / bytesPerFrame
+                return frames
             default:
                 throw .decodeFailed(path: mpg123.name, reason: mpg123.lastError)
             }

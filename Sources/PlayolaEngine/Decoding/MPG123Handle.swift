@@ -46,11 +46,13 @@ final class MPG123Handle {
     /// Frames, from the Xing/LAME tag (gapless) or an estimate; negative when unknown.
     var length: Int64 { Int64(mpg123_length(handle)) }
 
+    /// Up to `maxFrames` frames of `channels` floats; mpg123's status and the whole frames it wrote.
     @inline(__always)
-    func read(into buffer: UnsafeMutablePointer<Float>, byteCount: Int) -> (status: Int32, bytes: Int) {
+    func read(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int, channels: Int) -> (status: Int32, frames: Int) {
+        let bytesPerFrame = channels * MemoryLayout<Float>.size
         var done = 0
-        let status = mpg123_read(handle, UnsafeMutableRawPointer(buffer), byteCount, &done)
-        return (status, done)
+        let status = mpg123_read(handle, UnsafeMutableRawPointer(buffer), maxFrames * bytesPerFrame, &done)
+        return (status, done / bytesPerFrame)
     }
 
     /// Decodes the next frame without taking its samples (to learn the format).

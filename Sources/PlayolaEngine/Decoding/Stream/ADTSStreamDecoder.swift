@@ -6,28 +6,22 @@ import CFAAD
 public final class ADTSStreamDecoder: StreamDecoder {
     public private(set) var sampleRate = 0
     public private(set) var channelCount = 0
-    public private(set) var hasEnded = false
-    private let buffer: StreamBuffer
+    public var hasEnded: Bool { input.hasEnded }
+    private let input: StreamInput
     private let name: String
     private var faad: FAADHandle?
     /// Bytes read from the buffer and not yet decoded, from `start`.
     private var pending: [UInt8] = []
     private var start = 0
-    private let chunk: UnsafeMutableRawBufferPointer
-    private var output: UnsafePointer<Float>?
-    private var outputFrames = 0
+    /// The last frame's samples not yet read.
+    private var decoded = DecodedFrames()
     private var skippedWithoutFrame = 0
     private var failedInARow = 0
     private static let searchLimit = 64 << 10
 
     public init(buffer: StreamBuffer, name: String) throws(AudioDecoderError) {
-        self.buffer = buffer
+        input = StreamInput(buffer)
         self.name = name
-        chunk = .allocate(byteCount: 16 << 10, alignment: 16)
-    }
-
-    deinit {
-        chunk.deallocate()
     }
 
     public func prepare() throws(AudioDecoderError) -> Bool {
@@ -40,47 +34,38 @@ public final class ADTSStreamDecoder: StreamDecoder {
     public func read(into destination: UnsafeMutablePointer<Float>, maxFrames: Int) throws(AudioDecoderError) -> Int {
         var written = 0
         while written < maxFrames {
-            if outputFrames == 0 {
+            if decoded.count == 0 {
                 guard try decodeFrame() else { break }
                 continue
             }
-            let count = min(outputFrames, maxFrames - written)
-            (destination + written * channelCount).update(from: output!, count: count * channelCount)
-            output! += count * channelCount
-            outputFrames -= count
-            written += count
+            written += decoded.move(upTo: maxFrames - written, into: destination + written * channelCount)
         }
         return written
     }
 
-    /// Decodes the next whole frame into `output`. False when no whole frame has arrived yet.
+    /// Decodes the next whole frame into `decoded`. False when no whole frame has arrived yet.
     private func decodeFrame() throws(AudioDecoderError) -> Bool {
         while true {
             guard let length = try nextFrameLength() else { return false }
             let frame = start
             start += length
             let faad = try existingOrNewDecoder(frame: frame, length: length)
-            var info = NeAACDecFrameInfo()
-            let samples = pending.withUnsafeMutableBufferPointer { faad.decode($0.baseAddress! + frame, length: length, info: &info) }
-            let channels = Int(info.channels)
-            let frames = Int(info.samples) / max(1, channels)
-            guard info.error == 0, let samples, frames > 0 else {
+            guard let decodedFrame = faad.decode(&pending, at: frame, length: length) else {
                 failedInARow += 1
                 if failedInARow > 50 {
-                    throw .decodeFailed(path: name, reason: FAADHandle.errorText(info))
+                    throw .decodeFailed(path: name, reason: faad.lastError)
                 }
                 continue // a damaged frame: drop it, the next one decodes
             }
             failedInARow = 0
             if sampleRate == 0 {
-                sampleRate = Int(info.samplerate)
-                channelCount = min(channels, 2)
-            } else if Int(info.samplerate) != sampleRate {
-                throw .unsupported(path: name, reason: "the stream changed rate to \(info.samplerate) Hz")
+                sampleRate = decodedFrame.sampleRate
+                channelCount = min(decodedFrame.channels, 2)
+            } else if decodedFrame.sampleRate != sampleRate {
+                throw .unsupported(path: name, reason: "the stream changed rate to \(decodedFrame.sampleRate) Hz")
             }
-            output = UnsafePointer(samples)
-            outputFrames = frames
-            if channels != channelCount { try keepTwoChannels(channels: channels, frames: frames) }
+            if decodedFrame.channels != channelCount { try keepTwoChannels(of: decodedFrame) }
+            decoded.hold(decodedFrame.samples, frames: decodedFrame.frames, channels: channelCount)
             return true
         }
     }
@@ -94,16 +79,13 @@ public final class ADTSStreamDecoder: StreamDecoder {
                     pending.removeFirst(start)
                     start = 0
                 }
-                guard readMore() else {
-                    if buffer.isDrained { hasEnded = true }
-                    return nil
-                }
+                guard readMore() else { return nil }
                 continue
             }
             if let length = ADTSHeader(pending, at: start)?.frameLength {
                 if pending.count - start < length + 7 {
                     guard pending.count - start <= Self.searchLimit else { throw notADTS() }
-                    if buffer.isDrained { hasEnded = true; return nil } // the last, cut frame goes
+                    if input.endIfDrained() { return nil } // the last, cut frame goes
                     guard readMore() else { return nil }
                     continue
                 }
@@ -120,9 +102,9 @@ public final class ADTSStreamDecoder: StreamDecoder {
 
     /// Appends what has arrived to `pending`; false when nothing had.
     private func readMore() -> Bool {
-        let count = buffer.read(into: chunk)
-        pending.append(contentsOf: UnsafeRawBufferPointer(chunk).prefix(count))
-        return count > 0
+        let bytes = input.read()
+        pending.append(contentsOf: bytes)
+        return !bytes.isEmpty
     }
 
     private func notADTS() -> AudioDecoderError {
@@ -139,12 +121,12 @@ public final class ADTSStreamDecoder: StreamDecoder {
     }
 
     /// faad2 down-mixes 5.1 to stereo itself; what is left to fold is the first two of any other count.
-    private func keepTwoChannels(channels: Int, frames: Int) throws(AudioDecoderError) {
+    private func keepTwoChannels(of frame: FAADHandle.Frame) throws(AudioDecoderError) {
+        let channels = frame.channels, samples = frame.samples
         guard channels > channelCount else {
             throw .unsupported(path: name, reason: "the stream changed from \(channelCount) to \(channels) channels")
         }
-        let samples = UnsafeMutablePointer(mutating: output!)
-        for index in 0..<frames {
+        for index in 0..<frame.frames {
             samples[index * channelCount] = samples[index * channels]
             if channelCount == 2 { samples[index * 2 + 1] = samples[index * channels + 1] }
         }

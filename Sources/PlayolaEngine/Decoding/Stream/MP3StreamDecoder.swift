@@ -5,26 +5,20 @@ import CMPG123
 public final class MP3StreamDecoder: StreamDecoder {
     public private(set) var sampleRate = 0
     public private(set) var channelCount = 0
-    public private(set) var hasEnded = false
+    public var hasEnded: Bool { input.hasEnded }
     private let mpg123: MPG123Handle
-    private let buffer: StreamBuffer
+    private let input: StreamInput
     private let name: String
-    private let input: UnsafeMutableRawBufferPointer
     /// Bytes fed since the format was last unknown: without a frame in this many, the stream is not MP3.
     private var fedWithoutFormat = 0
     private static let formatSearchLimit = 64 << 10
 
     public init(buffer: StreamBuffer, name: String) throws(AudioDecoderError) {
-        self.buffer = buffer
+        input = StreamInput(buffer)
         self.name = name
         // Look further for sync than the default 1 KiB: a stream may start mid-frame after junk.
         mpg123 = try MPG123Handle(name: name, resyncLimit: 64 << 10)
         try mpg123.open(path: nil)
-        input = .allocate(byteCount: 16 << 10, alignment: 16)
-    }
-
-    deinit {
-        input.deallocate()
     }
 
     public func prepare() throws(AudioDecoderError) -> Bool {
@@ -46,10 +40,9 @@ public final class MP3StreamDecoder: StreamDecoder {
     }
 
     public func read(into output: UnsafeMutablePointer<Float>, maxFrames: Int) throws(AudioDecoderError) -> Int {
-        let bytesPerFrame = channelCount * MemoryLayout<Float>.size
         while true {
-            let (status, done) = mpg123.read(into: output, byteCount: maxFrames * bytesPerFrame)
-            if done > 0 { return done / bytesPerFrame }
+            let (status, frames) = mpg123.read(into: output, maxFrames: maxFrames, channels: channelCount)
+            if frames > 0 { return frames }
             switch status {
             case MPG123_NEED_MORE.rawValue, MPG123_OK.rawValue, MPG123_DONE.rawValue:
                 guard try feed() else { return 0 }
@@ -66,13 +59,10 @@ public final class MP3StreamDecoder: StreamDecoder {
 
     /// Moves what has arrived into mpg123. False when there is nothing (yet, or ever: then `hasEnded`).
     private func feed() throws(AudioDecoderError) -> Bool {
-        let count = buffer.read(into: input)
-        guard count > 0 else {
-            if buffer.isDrained { hasEnded = true }
-            return false
-        }
-        if sampleRate == 0 { fedWithoutFormat += count }
-        try mpg123.feed(UnsafeRawBufferPointer(rebasing: input[0..<count]))
+        let bytes = input.read()
+        guard !bytes.isEmpty else { return false }
+        if sampleRate == 0 { fedWithoutFormat += bytes.count }
+        try mpg123.feed(bytes)
         return true
     }
 }

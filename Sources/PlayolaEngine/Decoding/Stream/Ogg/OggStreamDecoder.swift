@@ -8,11 +8,12 @@ import COgg
 public final class OggStreamDecoder: StreamDecoder {
     public private(set) var sampleRate = 0
     public private(set) var channelCount = 0
-    public private(set) var hasEnded = false
+    public var hasEnded: Bool { input.hasEnded }
     /// The tags of the link now playing.
     public private(set) var tags = StreamTags(artist: nil, title: nil)
     private let onTags: @Sendable (StreamTags) -> Void
-    private let buffer: StreamBuffer
+    /// Read straight into libogg's buffer, so without a chunk of its own.
+    private let input: StreamInput
     private let name: String
     private let reader = OggPacketReader()
     /// The link whose audio is playing.
@@ -27,7 +28,7 @@ public final class OggStreamDecoder: StreamDecoder {
     private static let chunk = 4096
 
     public init(buffer: StreamBuffer, name: String, onTags: @escaping @Sendable (StreamTags) -> Void) {
-        self.buffer = buffer
+        input = StreamInput(buffer, chunkBytes: 0)
         self.name = name
         self.onTags = onTags
     }
@@ -87,11 +88,8 @@ public final class OggStreamDecoder: StreamDecoder {
     }
 
     private func feed() throws(AudioDecoderError) -> Bool {
-        let count = reader.write(upTo: Self.chunk) { buffer.read(into: $0) }
-        guard count > 0 else {
-            if buffer.isDrained { hasEnded = true }
-            return false
-        }
+        let count = reader.write(upTo: Self.chunk) { input.read(into: $0) }
+        guard count > 0 else { return false }
         if playing == nil || starting != nil {
             readWithoutHeaders += count
             if reader.pageCount == 0 && readWithoutHeaders > Self.pageSearchLimit {
