@@ -108,14 +108,12 @@ public final class ALSASink: AudioSink {
     }
 
     public func write(_ samples: UnsafePointer<Float>, frames: Int) throws(AudioSinkError) {
-        var done = 0
-        while done < frames {
-            let count = min(scratchFrames, frames - done)
-            format.convert(samples + done * 2, count: count * 2, into: scratch, bytesPerSample: bytesPerSample)
+        try format.convert(samples, frames: frames, in: scratchFrames, into: scratch, bytesPerSample: bytesPerSample) {
+            (chunk, count) throws(AudioSinkError) in
             var written = 0
             var stalledSince: Double?
             while written < count {
-                let result = snd_pcm_writei(pcm, scratch + written * 2 * bytesPerSample, snd_pcm_uframes_t(count - written))
+                let result = snd_pcm_writei(pcm, chunk + written * 2 * bytesPerSample, snd_pcm_uframes_t(count - written))
                 if result > 0 {
                     written += result
                     consecutiveXruns = 0
@@ -136,7 +134,6 @@ public final class ALSASink: AudioSink {
                     try recover(Int32(result))
                 }
             }
-            done += count
         }
     }
 

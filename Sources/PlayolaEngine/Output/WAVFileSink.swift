@@ -29,14 +29,11 @@ public final class WAVFileSink: AudioSink {
     }
 
     public func write(_ samples: UnsafePointer<Float>, frames: Int) throws(AudioSinkError) {
-        var done = 0
-        while done < frames {
-            let count = min(bufferFrames, frames - done)
-            let bytes = count * 2 * format.packedBytes
-            format.convert(samples + done * 2, count: count * 2, into: buffer, bytesPerSample: format.packedBytes)
-            try writeAll(buffer, bytes, at: 44 + dataBytes)
-            dataBytes += Int64(bytes)
-            done += count
+        let frameBytes = 2 * format.packedBytes
+        try format.convert(samples, frames: frames, in: bufferFrames, into: buffer, bytesPerSample: format.packedBytes) {
+            (chunk, count) throws(AudioSinkError) in
+            try writeAll(chunk, count * frameBytes, at: 44 + dataBytes)
+            dataBytes += Int64(count * frameBytes)
         }
     }
 
