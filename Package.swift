@@ -61,7 +61,11 @@ let package = Package(
         ]),
         .executableTarget(
             name: "PlayolaAppliance",
-            dependencies: ["PlayolaEngine", "CGPIO", "CINIH", "CMalloc"]
+            dependencies: ["PlayolaEngine", "CGPIO", "CINIH", "CMalloc"],
+            // Relative relocations packed (RELR, glibc >= 2.36): 38,700 RELA entries were 906 KiB of the
+            // binary that the loader reads, and that stayed resident, at every start; packed they are 8 KiB
+            // (bench/PROFILE.md, "Memory"). Gold cannot pack them; lld, the toolchain's own, can.
+            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(platforms: [.linux]))]
         ),
         // The parsers of outside bytes as fuzz targets; Fuzz/run drives them with libFuzzer.
         .target(name: "PlayolaFuzzTargets", dependencies: ["PlayolaEngine", "COgg"], path: "Fuzz/Targets"),
