@@ -40,7 +40,8 @@ let package = Package(
         systemLibrary("CINIH", pkgConfig: "inih", apt: "libinih-dev"),
         .systemLibrary(name: "CMalloc"), // glibc's <malloc.h>: the appliance's allocation policy (main.swift)
         .target(name: "CGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
-        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        // libcurl is loaded when the first transfer starts (dlopen; Sources/CCurl/include/ccurl.h), so not linked.
+        .target(name: "CCurl"),
         .target(name: "CALSAQuiet", linkerSettings: [.linkedLibrary("asound")]),
         // The engine's layers, one module each, in their folders under Sources/PlayolaEngine; each may import only
         // the layers below it (ARCHITECTURE.md draws them; script/check-layers holds every import to this list).
