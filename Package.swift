@@ -31,9 +31,10 @@ let package = Package(
         systemLibrary("CALSA", pkgConfig: "alsa", apt: "libasound2-dev"),
         systemLibrary("CMPG123", pkgConfig: "libmpg123", apt: "libmpg123-dev"),
         systemLibrary("CFAAD", pkgConfig: "faad2", apt: "libfaad-dev"),
-        systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
-        systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
-        // Ogg Vorbis and Opus streams: libsndfile already loads these three, so they add no library at run time.
+        // libsoxr and libsndfile are loaded when first used (dlopen; Sources/CSoxr, Sources/CSndFile), so not linked.
+        .target(name: "CSoxr"),
+        .target(name: "CSndFile"),
+        // Ogg Vorbis and Opus streams: linked (libsndfile, loaded when first used, uses the same three).
         systemLibrary("COgg", pkgConfig: "ogg", apt: "libogg-dev"),
         systemLibrary("CVorbis", pkgConfig: "vorbis", apt: "libvorbis-dev"),
         systemLibrary("COpus", pkgConfig: "opus", apt: "libopus-dev"),
