@@ -31,16 +31,18 @@ let package = Package(
         systemLibrary("CALSA", pkgConfig: "alsa", apt: "libasound2-dev"),
         systemLibrary("CMPG123", pkgConfig: "libmpg123", apt: "libmpg123-dev"),
         systemLibrary("CFAAD", pkgConfig: "faad2", apt: "libfaad-dev"),
-        systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
-        systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
-        // Ogg Vorbis and Opus streams: libsndfile already loads these three, so they add no library at run time.
+        // libsoxr and libsndfile are loaded when first used (dlopen; Sources/CSoxr, Sources/CSndFile), so not linked.
+        .target(name: "CSoxr"),
+        .target(name: "CSndFile"),
+        // Ogg Vorbis and Opus streams: linked (libsndfile, loaded when first used, uses the same three).
         systemLibrary("COgg", pkgConfig: "ogg", apt: "libogg-dev"),
         systemLibrary("CVorbis", pkgConfig: "vorbis", apt: "libvorbis-dev"),
         systemLibrary("COpus", pkgConfig: "opus", apt: "libopus-dev"),
         systemLibrary("CINIH", pkgConfig: "inih", apt: "libinih-dev"),
         .systemLibrary(name: "CMalloc"), // glibc's <malloc.h>: the appliance's allocation policy (main.swift)
         .target(name: "CGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
-        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        // libcurl is loaded when the first transfer starts (dlopen; Sources/CCurl/include/ccurl.h), so not linked.
+        .target(name: "CCurl"),
         .target(name: "CALSAQuiet", linkerSettings: [.linkedLibrary("asound")]),
         // The engine's layers, one module each, in their folders under Sources/PlayolaEngine; each may import only
         // the layers below it (ARCHITECTURE.md draws them; script/check-layers holds every import to this list).
@@ -61,7 +63,17 @@ let package = Package(
         ]),
         .executableTarget(
             name: "PlayolaAppliance",
-            dependencies: ["PlayolaEngine", "CGPIO", "CINIH", "CMalloc"]
+            dependencies: ["PlayolaEngine", "CGPIO", "CINIH", "CMalloc"],
+            // Relative relocations packed (RELR, glibc >= 2.36): 38,700 RELA entries were 906 KiB of the
+            // binary that the loader reads, and that stayed resident, at every start; packed they are 8 KiB.
+            // The functions that run while playing placed together, first (bench/symbol-order.sh makes the
+            // list; a change to it needs a relink): 1.2 MiB less of the code resident (bench/PROFILE.md,
+            // "Memory"). Gold can do neither; lld, the toolchain's own, does both.
+            linkerSettings: [.unsafeFlags([
+                "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/bench/symbol-order.txt",
+                "-Xlinker", "--no-warn-symbol-ordering",
+            ], .when(platforms: [.linux]))]
         ),
         // The parsers of outside bytes as fuzz targets; Fuzz/run drives them with libFuzzer.
         .target(name: "PlayolaFuzzTargets", dependencies: ["PlayolaEngine", "COgg"], path: "Fuzz/Targets"),

@@ -68,6 +68,24 @@ if [ -z "$depends" ]; then
     depends=$(printf '%s\n' $packages | sort -u | paste -sd, - | sed 's/,/, /g')
 fi
 [ -n "$depends" ] || { echo "build-deb: could not work out the package's dependencies" >&2; exit 1; }
+
+# Libraries loaded with dlopen when first used (Sources/CCurl, CSndFile, CSoxr), which neither dpkg-shlibdeps
+# nor the binary's NEEDED entries name: the package that ships each soname for this architecture (libcurl4 in
+# bookworm, libcurl4t64 in trixie, ...), at the least version dpkg-shlibdeps gave when they were linked
+# (libcurl: curl_multi_wakeup, 7.68.0, is the newest function called).
+case $arch in
+    amd64) multiarch=x86_64-linux-gnu ;;
+    arm64) multiarch=aarch64-linux-gnu ;;
+    *) multiarch=$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH) ;;
+esac
+loaded=""
+for library in libcurl.so.4:7.68.0 libsndfile.so.1:1.0.20 libsoxr.so.0:0.1.0; do
+    path=/usr/lib/$multiarch/${library%%:*}
+    package=$(owner "$path") || { echo "build-deb: no package ships $path (its -dev package for $arch is missing)" >&2; exit 1; }
+    loaded="$loaded$package (>= ${library#*:})
+"
+done
+depends=$( (printf '%s\n' "$depends" | tr ',' '\n' | sed 's/^ *//'; printf '%s' "$loaded") | sort -u | paste -sd, - | sed 's/,/, /g')
 # postinst creates the system user with adduser; the Playola API and most streams are HTTPS, which libcurl
 # verifies against ca-certificates (libcurl only Recommends it, and an image installs no Recommends).
 # The maintainer scripts enable and restart the unit through deb-systemd-helper and deb-systemd-invoke

@@ -1,18 +1,119 @@
 #include "ccurl.h"
 
-CURLcode ccurl_set_long(CURL *handle, CURLoption option, long value) { return curl_easy_setopt(handle, option, value); }
-CURLcode ccurl_set_offset(CURL *handle, CURLoption option, curl_off_t value) { return curl_easy_setopt(handle, option, value); }
-CURLcode ccurl_set_string(CURL *handle, CURLoption option, const char *value) { return curl_easy_setopt(handle, option, value); }
-CURLcode ccurl_set_pointer(CURL *handle, CURLoption option, void *value) { return curl_easy_setopt(handle, option, value); }
-CURLcode ccurl_set_data_callback(CURL *handle, CURLoption option, ccurl_data_callback callback) {
-    return curl_easy_setopt(handle, option, callback);
-}
-CURLcode ccurl_set_progress_callback(CURL *handle, ccurl_progress_callback callback) {
-    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
+/* The soname of libcurl's ABI 4: libcurl4 (bookworm) and libcurl4t64 (trixie) ship it, and the package
+   depends on them (packaging/build-deb.sh names the one of the build's architecture). */
+#define CCURL_SONAME "libcurl.so.4"
+
+/* Written once, by load() under pthread_once, before any reader can get past ccurl_load(): pthread_once
+   orders those writes before every later ccurl_load() return. */
+static struct {
+    CURLcode (*global_init)(long flags);
+    CURL *(*easy_init)(void);
+    void (*easy_cleanup)(CURL *handle);
+    const char *(*easy_strerror)(CURLcode code);
+    CURLcode (*easy_setopt)(CURL *handle, CURLoption option, ...);
+    CURLcode (*easy_getinfo)(CURL *handle, CURLINFO info, ...);
+    struct curl_slist *(*slist_append)(struct curl_slist *list, const char *string);
+    void (*slist_free_all)(struct curl_slist *list);
+    CURLM *(*multi_init)(void);
+    CURLMcode (*multi_add_handle)(CURLM *multi, CURL *handle);
+    CURLMcode (*multi_remove_handle)(CURLM *multi, CURL *handle);
+    CURLMcode (*multi_perform)(CURLM *multi, int *running);
+    CURLMcode (*multi_poll)(CURLM *multi, struct curl_waitfd extra[], unsigned int count, int timeout_ms, int *ready);
+    CURLMcode (*multi_wakeup)(CURLM *multi);
+    CURLMsg *(*multi_info_read)(CURLM *multi, int *left);
+    CURLMcode (*multi_cleanup)(CURLM *multi);
+} api;
+static int loaded;
+static char load_error[512];
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+
+static int resolve(void *library, void *slot, const char *name) {
+    void *symbol = dlsym(library, name);
+    if (!symbol) {
+        snprintf(load_error, sizeof load_error, "%s has no %s", CCURL_SONAME, name);
+        return 0;
+    }
+    /* POSIX guarantees a data pointer from dlsym converts to a function pointer of the symbol's type. */
+    *(void **)slot = symbol;
+    return 1;
 }
 
-CURLcode ccurl_get_long(CURL *handle, CURLINFO info, long *value) { return curl_easy_getinfo(handle, info, value); }
-CURLcode ccurl_get_offset(CURL *handle, CURLINFO info, curl_off_t *value) { return curl_easy_getinfo(handle, info, value); }
+static void load(void) {
+    /* Never closed: libcurl stays loaded for the life of the process once a transfer has been made. */
+    void *library = dlopen(CCURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        const char *why = dlerror();
+        snprintf(load_error, sizeof load_error, "cannot load %s: %s", CCURL_SONAME, why ? why : "unknown error");
+        return;
+    }
+#define RESOLVE(field, name) if (!resolve(library, &api.field, name)) return
+    RESOLVE(global_init, "curl_global_init");
+    RESOLVE(easy_init, "curl_easy_init");
+    RESOLVE(easy_cleanup, "curl_easy_cleanup");
+    RESOLVE(easy_strerror, "curl_easy_strerror");
+    RESOLVE(easy_setopt, "curl_easy_setopt");
+    RESOLVE(easy_getinfo, "curl_easy_getinfo");
+    RESOLVE(slist_append, "curl_slist_append");
+    RESOLVE(slist_free_all, "curl_slist_free_all");
+    RESOLVE(multi_init, "curl_multi_init");
+    RESOLVE(multi_add_handle, "curl_multi_add_handle");
+    RESOLVE(multi_remove_handle, "curl_multi_remove_handle");
+    RESOLVE(multi_perform, "curl_multi_perform");
+    RESOLVE(multi_poll, "curl_multi_poll");
+    RESOLVE(multi_wakeup, "curl_multi_wakeup");
+    RESOLVE(multi_info_read, "curl_multi_info_read");
+    RESOLVE(multi_cleanup, "curl_multi_cleanup");
+#undef RESOLVE
+    CURLcode code = api.global_init(CURL_GLOBAL_ALL);
+    if (code != CURLE_OK) {
+        snprintf(load_error, sizeof load_error, "curl_global_init failed: %s", api.easy_strerror(code));
+        return;
+    }
+    loaded = 1;
+}
+
+const char *ccurl_load(void) {
+    pthread_once(&load_once, load);
+    return loaded ? NULL : load_error;
+}
+
+CURL *ccurl_easy_init(void) { return api.easy_init(); }
+void ccurl_easy_cleanup(CURL *handle) { api.easy_cleanup(handle); }
+const char *ccurl_easy_strerror(CURLcode code) { return api.easy_strerror(code); }
+struct curl_slist *ccurl_slist_append(struct curl_slist *list, const char *string) { return api.slist_append(list, string); }
+void ccurl_slist_free_all(struct curl_slist *list) {
+    if (list) api.slist_free_all(list);
+}
+
+CURLM *ccurl_multi_init(void) { return api.multi_init(); }
+CURLMcode ccurl_multi_add_handle(CURLM *multi, CURL *handle) { return api.multi_add_handle(multi, handle); }
+CURLMcode ccurl_multi_remove_handle(CURLM *multi, CURL *handle) { return api.multi_remove_handle(multi, handle); }
+CURLMcode ccurl_multi_perform(CURLM *multi, int *running) { return api.multi_perform(multi, running); }
+CURLMcode ccurl_multi_poll(CURLM *multi, struct curl_waitfd extra[], unsigned int extra_count, int timeout_ms, int *ready) {
+    return api.multi_poll(multi, extra, extra_count, timeout_ms, ready);
+}
+CURLMcode ccurl_multi_wakeup(CURLM *multi) { return api.multi_wakeup(multi); }
+CURLMsg *ccurl_multi_info_read(CURLM *multi, int *left) { return api.multi_info_read(multi, left); }
+CURLMcode ccurl_multi_cleanup(CURLM *multi) { return api.multi_cleanup(multi); }
+
+CURLcode ccurl_set_long(CURL *handle, CURLoption option, long value) { return api.easy_setopt(handle, option, value); }
+CURLcode ccurl_set_offset(CURL *handle, CURLoption option, curl_off_t value) { return api.easy_setopt(handle, option, value); }
+CURLcode ccurl_set_string(CURL *handle, CURLoption option, const char *value) { return api.easy_setopt(handle, option, value); }
+CURLcode ccurl_set_pointer(CURL *handle, CURLoption option, void *value) { return api.easy_setopt(handle, option, value); }
+CURLcode ccurl_set_data_callback(CURL *handle, CURLoption option, ccurl_data_callback callback) {
+    return api.easy_setopt(handle, option, callback);
+}
+CURLcode ccurl_set_progress_callback(CURL *handle, ccurl_progress_callback callback) {
+    return api.easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+}
+
+CURLcode ccurl_get_long(CURL *handle, CURLINFO info, long *value) { return api.easy_getinfo(handle, info, value); }
+CURLcode ccurl_get_offset(CURL *handle, CURLINFO info, curl_off_t *value) { return api.easy_getinfo(handle, info, value); }
 
 int ccurl_message_done(CURLMsg *message, CURL **handle, CURLcode *result) {
     if (message->msg != CURLMSG_DONE) return 0;

@@ -1,12 +1,35 @@
 #ifndef CCURL_H
 #define CCURL_H
-/* libcurl's option and info calls are variadic, which Swift cannot call: one typed function per argument
-   kind. Everything else in libcurl is called from Swift directly. */
+/* libcurl, loaded when the first transfer starts (dlopen), not when playola starts: the library and what it
+   links (OpenSSL, GnuTLS, Kerberos, LDAP, ...) were ~6.5 MiB resident in every process, a local station's
+   too (bench/PROFILE.md, "Memory"). The binary names libcurl only here; Swift calls these ccurl_ functions,
+   one per libcurl call it makes. curl/curl.h gives the types and constants. libcurl's option and info
+   calls are variadic, which Swift cannot call: one typed function per argument kind. */
 #include <curl/curl.h>
+
+/* Loads libcurl.so.4 and runs curl_global_init, once (thread-safe). NULL when loaded; else why not
+   (the same text at every call). Every other function here may be called only after it returned NULL,
+   except ccurl_slist_free_all(NULL), which does nothing. */
+const char *ccurl_load(void);
 
 typedef size_t (*ccurl_data_callback)(char *data, size_t size, size_t count, void *context);
 typedef int (*ccurl_progress_callback)(void *context, curl_off_t download_total, curl_off_t downloaded,
                                        curl_off_t upload_total, curl_off_t uploaded);
+
+CURL *ccurl_easy_init(void);
+void ccurl_easy_cleanup(CURL *handle);
+const char *ccurl_easy_strerror(CURLcode code);
+struct curl_slist *ccurl_slist_append(struct curl_slist *list, const char *string);
+void ccurl_slist_free_all(struct curl_slist *list);
+
+CURLM *ccurl_multi_init(void);
+CURLMcode ccurl_multi_add_handle(CURLM *multi, CURL *handle);
+CURLMcode ccurl_multi_remove_handle(CURLM *multi, CURL *handle);
+CURLMcode ccurl_multi_perform(CURLM *multi, int *running);
+CURLMcode ccurl_multi_poll(CURLM *multi, struct curl_waitfd extra[], unsigned int extra_count, int timeout_ms, int *ready);
+CURLMcode ccurl_multi_wakeup(CURLM *multi);
+CURLMsg *ccurl_multi_info_read(CURLM *multi, int *left);
+CURLMcode ccurl_multi_cleanup(CURLM *multi);
 
 CURLcode ccurl_set_long(CURL *handle, CURLoption option, long value);
 CURLcode ccurl_set_offset(CURL *handle, CURLoption option, curl_off_t value);

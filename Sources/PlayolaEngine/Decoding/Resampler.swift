@@ -20,17 +20,20 @@ public final class Resampler {
     public init(from inputRate: Int, to outputRate: Int, channels: Int = 2, quality: Quality = .bits16) throws(AudioDecoderError) {
         self.inputRate = inputRate
         self.outputRate = outputRate
+        if let failure = csoxr_load() {
+            throw .unsupported(path: "", reason: "resampling \(inputRate) → \(outputRate) Hz: \(String(cString: failure))")
+        }
         var error: soxr_error_t?
-        var io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
-        var quality = soxr_quality_spec(quality.rawValue, 0)
-        guard let handle = soxr_create(Double(inputRate), Double(outputRate), UInt32(channels), &error, &io, &quality, nil),
+        var io = csoxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
+        var quality = csoxr_quality_spec(quality.rawValue, 0)
+        guard let handle = csoxr_create(Double(inputRate), Double(outputRate), UInt32(channels), &error, &io, &quality, nil),
               error == nil else {
             throw .unsupported(path: "", reason: "resampling \(inputRate) → \(outputRate) Hz: \(error.map { String(cString: $0) } ?? "?")")
         }
         self.handle = handle
     }
 
-    deinit { soxr_delete(handle) }
+    deinit { csoxr_delete(handle) }
 
     /// Feeds `inputFrames` (nil: end of input, flush) and writes up to `maxOutput` frames.
     /// Returns (input frames consumed, output frames written).
@@ -39,7 +42,7 @@ public final class Resampler {
     ) -> (consumed: Int, produced: Int) {
         var consumed = 0
         var produced = 0
-        _ = soxr_process(handle, input, input == nil ? 0 : inputFrames, &consumed, output, maxOutput, &produced)
+        _ = csoxr_process(handle, input, input == nil ? 0 : inputFrames, &consumed, output, maxOutput, &produced)
         return (consumed, produced)
     }
 

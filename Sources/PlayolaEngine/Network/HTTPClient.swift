@@ -9,22 +9,31 @@ import Synchronization
 /// connect and stall timeouts, and cancellation that stops the transfer at once (Swift task cancellation
 /// aborts it inside libcurl).
 public final class HTTPClient: Sendable {
-    private let loop: NetworkLoop
-    private var multi: CurlMulti { loop.multi }
+    /// The network thread and its multi handle, made by the first transfer: a client that never makes
+    /// one (a local station's) never loads libcurl (ccurl.h) nor starts the thread.
+    private let started = Mutex<NetworkLoop?>(nil)
 
-    public init() {
-        HTTPClient.initializeOnce
-        let loop = NetworkLoop(multi: CurlMulti(curl_multi_init()))
-        self.loop = loop
-        startThread(named: "playola-net") { loop.run() }
-    }
+    public init() {}
 
     deinit {
+        guard let loop = started.withLock({ $0 }) else { return }
         loop.stopping.store(true, ordering: .releasing)
-        curl_multi_wakeup(loop.multi.handle)
+        ccurl_multi_wakeup(loop.multi.handle)
     }
 
-    private static let initializeOnce: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
+    /// The network loop, loading libcurl and starting the thread on the first call.
+    private func loop() throws(HTTPError) -> NetworkLoop {
+        let loop = started.withLock { (started: inout NetworkLoop?) -> Result<NetworkLoop, HTTPError> in
+            if let started { return .success(started) }
+            if let failure = ccurl_load() { return .failure(.other(String(cString: failure))) }
+            guard let handle = ccurl_multi_init() else { return .failure(.other("curl_multi_init failed")) }
+            let loop = NetworkLoop(multi: CurlMulti(handle))
+            startThread(named: "playola-net") { loop.run() }
+            started = loop
+            return .success(loop)
+        }
+        return try loop.get()
+    }
 
     /// Sends a request and collects the body in memory. Throws `.status` for a 4xx/5xx answer.
     public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
@@ -60,16 +69,18 @@ public final class HTTPClient: Sendable {
     }
 
     private func perform(_ transfer: Transfer) async throws(HTTPError) -> HTTPResponse {
+        let loop = try loop()
+        let multi = loop.multi
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
                 transfer.continuation.withLock { $0 = continuation }
                 if Task.isCancelled { transfer.cancelled.store(true, ordering: .releasing) }
                 loop.incoming.withLock { $0.append(transfer) }
-                curl_multi_wakeup(multi.handle)
+                ccurl_multi_wakeup(multi.handle)
             }
         } onCancel: {
             transfer.cancelled.store(true, ordering: .releasing)
-            curl_multi_wakeup(multi.handle)
+            ccurl_multi_wakeup(multi.handle)
         }
         return try result.get()
     }
@@ -79,7 +90,7 @@ public final class HTTPClient: Sendable {
 /// the network thread alone, so sharing the pointer is safe.
 struct CurlMulti: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
-    init(_ handle: UnsafeMutableRawPointer?) { self.handle = handle! }
+    init(_ handle: UnsafeMutableRawPointer) { self.handle = handle }
 }
 
 /// The network thread: adds new transfers, runs libcurl, completes finished ones.
@@ -97,30 +108,30 @@ private final class NetworkLoop: Sendable {
             for transfer in incoming.withLock({ pending in defer { pending.removeAll() }; return pending }) {
                 if let easy = transfer.start() {
                     active[UInt(bitPattern: easy)] = transfer
-                    curl_multi_add_handle(multi.handle, easy)
+                    ccurl_multi_add_handle(multi.handle, easy)
                 }
             }
             for (key, transfer) in active where transfer.cancelled.load(ordering: .acquiring) {
-                curl_multi_remove_handle(multi.handle, transfer.easy)
+                ccurl_multi_remove_handle(multi.handle, transfer.easy)
                 transfer.finish(CURLE_ABORTED_BY_CALLBACK)
                 active[key] = nil
             }
-            curl_multi_perform(multi.handle, &running)
+            ccurl_multi_perform(multi.handle, &running)
             var left: Int32 = 0
-            while let message = curl_multi_info_read(multi.handle, &left) {
+            while let message = ccurl_multi_info_read(multi.handle, &left) {
                 var easy: UnsafeMutableRawPointer?
                 var result = CURLE_OK
                 guard ccurl_message_done(message, &easy, &result) != 0, let easy,
                       let transfer = active.removeValue(forKey: UInt(bitPattern: easy)) else { continue }
-                curl_multi_remove_handle(multi.handle, easy)
+                ccurl_multi_remove_handle(multi.handle, easy)
                 transfer.finish(result)
             }
-            curl_multi_poll(multi.handle, nil, 0, 1000, nil)
+            ccurl_multi_poll(multi.handle, nil, 0, 1000, nil)
         }
         for transfer in active.values {
-            curl_multi_remove_handle(multi.handle, transfer.easy)
+            ccurl_multi_remove_handle(multi.handle, transfer.easy)
             transfer.finish(CURLE_ABORTED_BY_CALLBACK)
         }
-        curl_multi_cleanup(multi.handle)
+        ccurl_multi_cleanup(multi.handle)
     }
 }

@@ -45,14 +45,14 @@ final class Transfer: @unchecked Sendable {
     }
 
     deinit {
-        if let easy { curl_easy_cleanup(easy) }
-        curl_slist_free_all(headerList)
-        curl_slist_free_all(statusAliases)
+        if let easy { ccurl_easy_cleanup(easy) }
+        ccurl_slist_free_all(headerList)
+        ccurl_slist_free_all(statusAliases)
     }
 
     /// Creates and configures the easy handle (network thread). Nil if it failed; then it is finished.
     func start() -> UnsafeMutableRawPointer? {
-        guard let easy = curl_easy_init() else {
+        guard let easy = ccurl_easy_init() else {
             complete(.failure(.other("curl_easy_init failed")))
             return nil
         }
@@ -82,9 +82,9 @@ final class Transfer: @unchecked Sendable {
         if request.timeout > 0 { ccurl_set_long(easy, CURLOPT_TIMEOUT_MS, Int(request.timeout * 1000)) }
         ccurl_set_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
         ccurl_set_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(request.stallTimeout.rounded(.up))))
-        for header in request.headers { headerList = curl_slist_append(headerList, header) }
+        for header in request.headers { headerList = ccurl_slist_append(headerList, header) }
         if let headerList { ccurl_set_pointer(easy, CURLOPT_HTTPHEADER, headerList) }
-        statusAliases = curl_slist_append(nil, "ICY 200 OK")
+        statusAliases = ccurl_slist_append(nil, "ICY 200 OK")
         ccurl_set_pointer(easy, CURLOPT_HTTP200ALIASES, statusAliases)
         switch request.method {
         case .get: break
@@ -194,7 +194,7 @@ final class Transfer: @unchecked Sendable {
     func finish(_ code: CURLcode) {
         let status = self.status
         let result: Result<HTTPResponse, HTTPError>
-        let detail = "\(request.url): " + String(cString: curl_easy_strerror(code))
+        let detail = "\(request.url): " + String(cString: ccurl_easy_strerror(code))
         if cancelled.load(ordering: .acquiring) {
             result = .failure(.cancelled)
         } else if overran, let bodyLimit {

@@ -1,0 +1,62 @@
+#include "csoxr.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
+/* libsoxr0 ships it in bookworm and trixie; packaging/build-deb.sh adds the package to Depends. */
+#define CSOXR_SONAME "libsoxr.so.0"
+
+/* Written once by load() under pthread_once, which orders the writes before every later csoxr_load() return. */
+static struct {
+    soxr_io_spec_t (*io_spec)(soxr_datatype_t, soxr_datatype_t);
+    soxr_quality_spec_t (*quality_spec)(unsigned long, unsigned long);
+    soxr_t (*create)(double, double, unsigned, soxr_error_t *, soxr_io_spec_t const *, soxr_quality_spec_t const *,
+                     soxr_runtime_spec_t const *);
+    soxr_error_t (*process)(soxr_t, soxr_in_t, size_t, size_t *, soxr_out_t, size_t, size_t *);
+    void (*delete)(soxr_t);
+} api;
+static int loaded;
+static char load_error[512];
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+
+static int resolve(void *library, void *slot, const char *name) {
+    void *symbol = dlsym(library, name);
+    if (!symbol) {
+        snprintf(load_error, sizeof load_error, "%s has no %s", CSOXR_SONAME, name);
+        return 0;
+    }
+    *(void **)slot = symbol; /* POSIX: dlsym's pointer converts to the function's type. */
+    return 1;
+}
+
+static void load(void) {
+    void *library = dlopen(CSOXR_SONAME, RTLD_NOW | RTLD_LOCAL); /* never closed */
+    if (!library) {
+        const char *why = dlerror();
+        snprintf(load_error, sizeof load_error, "cannot load %s: %s", CSOXR_SONAME, why ? why : "unknown error");
+        return;
+    }
+    if (!resolve(library, &api.io_spec, "soxr_io_spec") || !resolve(library, &api.quality_spec, "soxr_quality_spec") ||
+        !resolve(library, &api.create, "soxr_create") || !resolve(library, &api.process, "soxr_process") ||
+        !resolve(library, &api.delete, "soxr_delete"))
+        return;
+    loaded = 1;
+}
+
+const char *csoxr_load(void) {
+    pthread_once(&load_once, load);
+    return loaded ? NULL : load_error;
+}
+
+soxr_io_spec_t csoxr_io_spec(soxr_datatype_t input, soxr_datatype_t output) { return api.io_spec(input, output); }
+soxr_quality_spec_t csoxr_quality_spec(unsigned long recipe, unsigned long flags) { return api.quality_spec(recipe, flags); }
+soxr_t csoxr_create(double input_rate, double output_rate, unsigned channels, soxr_error_t *error,
+                    soxr_io_spec_t const *io, soxr_quality_spec_t const *quality, soxr_runtime_spec_t const *runtime) {
+    return api.create(input_rate, output_rate, channels, error, io, quality, runtime);
+}
+soxr_error_t csoxr_process(soxr_t resampler, soxr_in_t input, size_t input_frames, size_t *consumed,
+                           soxr_out_t output, size_t output_frames, size_t *produced) {
+    return api.process(resampler, input, input_frames, consumed, output, output_frames, produced);
+}
+void csoxr_delete(soxr_t resampler) { api.delete(resampler); }
