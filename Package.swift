@@ -32,8 +32,9 @@ let package = Package(
         systemLibrary("CMPG123", pkgConfig: "libmpg123", apt: "libmpg123-dev"),
         systemLibrary("CFAAD", pkgConfig: "faad2", apt: "libfaad-dev"),
         // libsoxr and libsndfile are loaded when first used (dlopen; Sources/CSoxr, Sources/CSndFile), so not linked.
-        .target(name: "CSoxr"),
-        .target(name: "CSndFile"),
+        .target(name: "CLazyLibrary"), // dlopen and dlsym for the three libraries loaded when first used
+        .target(name: "CSoxr", dependencies: ["CLazyLibrary"]),
+        .target(name: "CSndFile", dependencies: ["CLazyLibrary"]),
         // Ogg Vorbis and Opus streams: linked (libsndfile, loaded when first used, uses the same three).
         systemLibrary("COgg", pkgConfig: "ogg", apt: "libogg-dev"),
         systemLibrary("CVorbis", pkgConfig: "vorbis", apt: "libvorbis-dev"),
@@ -42,7 +43,7 @@ let package = Package(
         .systemLibrary(name: "CMalloc"), // glibc's <malloc.h>: the appliance's allocation policy (main.swift)
         .target(name: "CGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
         // libcurl is loaded when the first transfer starts (dlopen; Sources/CCurl/include/ccurl.h), so not linked.
-        .target(name: "CCurl"),
+        .target(name: "CCurl", dependencies: ["CLazyLibrary"]),
         .target(name: "CALSAQuiet", linkerSettings: [.linkedLibrary("asound")]),
         // The engine's layers, one module each, in their folders under Sources/PlayolaEngine; each may import only
         // the layers below it (ARCHITECTURE.md draws them; script/check-layers holds every import to this list).

@@ -1,6 +1,6 @@
 #include "ccurl.h"
 
-#include <dlfcn.h>
+#include <lazy_library.h>
 #include <pthread.h>
 #include <stdio.h>
 
@@ -32,43 +32,20 @@ static int loaded;
 static char load_error[512];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
-static int resolve(void *library, void *slot, const char *name) {
-    void *symbol = dlsym(library, name);
-    if (!symbol) {
-        snprintf(load_error, sizeof load_error, "%s has no %s", CCURL_SONAME, name);
-        return 0;
-    }
-    /* POSIX guarantees a data pointer from dlsym converts to a function pointer of the symbol's type. */
-    *(void **)slot = symbol;
-    return 1;
-}
-
 static void load(void) {
+    const lazy_symbol symbols[] = {
+        {"curl_global_init", &api.global_init}, {"curl_easy_init", &api.easy_init},
+        {"curl_easy_cleanup", &api.easy_cleanup}, {"curl_easy_strerror", &api.easy_strerror},
+        {"curl_easy_setopt", &api.easy_setopt}, {"curl_easy_getinfo", &api.easy_getinfo},
+        {"curl_slist_append", &api.slist_append}, {"curl_slist_free_all", &api.slist_free_all},
+        {"curl_multi_init", &api.multi_init}, {"curl_multi_add_handle", &api.multi_add_handle},
+        {"curl_multi_remove_handle", &api.multi_remove_handle}, {"curl_multi_perform", &api.multi_perform},
+        {"curl_multi_poll", &api.multi_poll}, {"curl_multi_wakeup", &api.multi_wakeup},
+        {"curl_multi_info_read", &api.multi_info_read}, {"curl_multi_cleanup", &api.multi_cleanup},
+    };
     /* Never closed: libcurl stays loaded for the life of the process once a transfer has been made. */
-    void *library = dlopen(CCURL_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        const char *why = dlerror();
-        snprintf(load_error, sizeof load_error, "cannot load %s: %s", CCURL_SONAME, why ? why : "unknown error");
+    if (!lazy_library_open(CCURL_SONAME, symbols, sizeof symbols / sizeof *symbols, load_error, sizeof load_error))
         return;
-    }
-#define RESOLVE(field, name) if (!resolve(library, &api.field, name)) return
-    RESOLVE(global_init, "curl_global_init");
-    RESOLVE(easy_init, "curl_easy_init");
-    RESOLVE(easy_cleanup, "curl_easy_cleanup");
-    RESOLVE(easy_strerror, "curl_easy_strerror");
-    RESOLVE(easy_setopt, "curl_easy_setopt");
-    RESOLVE(easy_getinfo, "curl_easy_getinfo");
-    RESOLVE(slist_append, "curl_slist_append");
-    RESOLVE(slist_free_all, "curl_slist_free_all");
-    RESOLVE(multi_init, "curl_multi_init");
-    RESOLVE(multi_add_handle, "curl_multi_add_handle");
-    RESOLVE(multi_remove_handle, "curl_multi_remove_handle");
-    RESOLVE(multi_perform, "curl_multi_perform");
-    RESOLVE(multi_poll, "curl_multi_poll");
-    RESOLVE(multi_wakeup, "curl_multi_wakeup");
-    RESOLVE(multi_info_read, "curl_multi_info_read");
-    RESOLVE(multi_cleanup, "curl_multi_cleanup");
-#undef RESOLVE
     CURLcode code = api.global_init(CURL_GLOBAL_ALL);
     if (code != CURLE_OK) {
         snprintf(load_error, sizeof load_error, "curl_global_init failed: %s", api.easy_strerror(code));

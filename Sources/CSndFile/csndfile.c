@@ -1,8 +1,7 @@
 #include "csndfile.h"
 
-#include <dlfcn.h>
+#include <lazy_library.h>
 #include <pthread.h>
-#include <stdio.h>
 
 /* libsndfile1 ships it in bookworm and trixie; packaging/build-deb.sh adds the package to Depends. */
 #define CSF_SONAME "libsndfile.so.1"
@@ -21,29 +20,13 @@ static int loaded;
 static char load_error[512];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
-static int resolve(void *library, void *slot, const char *name) {
-    void *symbol = dlsym(library, name);
-    if (!symbol) {
-        snprintf(load_error, sizeof load_error, "%s has no %s", CSF_SONAME, name);
-        return 0;
-    }
-    *(void **)slot = symbol; /* POSIX: dlsym's pointer converts to the function's type. */
-    return 1;
-}
-
 static void load(void) {
-    void *library = dlopen(CSF_SONAME, RTLD_NOW | RTLD_LOCAL); /* never closed */
-    if (!library) {
-        const char *why = dlerror();
-        snprintf(load_error, sizeof load_error, "cannot load %s: %s", CSF_SONAME, why ? why : "unknown error");
-        return;
-    }
-    if (!resolve(library, &api.open, "sf_open") || !resolve(library, &api.close, "sf_close") ||
-        !resolve(library, &api.command, "sf_command") || !resolve(library, &api.readf_float, "sf_readf_float") ||
-        !resolve(library, &api.seek, "sf_seek") || !resolve(library, &api.error, "sf_error") ||
-        !resolve(library, &api.strerror, "sf_strerror"))
-        return;
-    loaded = 1;
+    const lazy_symbol symbols[] = {
+        {"sf_open", &api.open}, {"sf_close", &api.close}, {"sf_command", &api.command},
+        {"sf_readf_float", &api.readf_float}, {"sf_seek", &api.seek}, {"sf_error", &api.error},
+        {"sf_strerror", &api.strerror},
+    };
+    loaded = lazy_library_open(CSF_SONAME, symbols, sizeof symbols / sizeof *symbols, load_error, sizeof load_error);
 }
 
 const char *csf_load(void) {

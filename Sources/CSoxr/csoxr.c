@@ -1,8 +1,7 @@
 #include "csoxr.h"
 
-#include <dlfcn.h>
+#include <lazy_library.h>
 #include <pthread.h>
-#include <stdio.h>
 
 /* libsoxr0 ships it in bookworm and trixie; packaging/build-deb.sh adds the package to Depends. */
 #define CSOXR_SONAME "libsoxr.so.0"
@@ -20,28 +19,12 @@ static int loaded;
 static char load_error[512];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
-static int resolve(void *library, void *slot, const char *name) {
-    void *symbol = dlsym(library, name);
-    if (!symbol) {
-        snprintf(load_error, sizeof load_error, "%s has no %s", CSOXR_SONAME, name);
-        return 0;
-    }
-    *(void **)slot = symbol; /* POSIX: dlsym's pointer converts to the function's type. */
-    return 1;
-}
-
 static void load(void) {
-    void *library = dlopen(CSOXR_SONAME, RTLD_NOW | RTLD_LOCAL); /* never closed */
-    if (!library) {
-        const char *why = dlerror();
-        snprintf(load_error, sizeof load_error, "cannot load %s: %s", CSOXR_SONAME, why ? why : "unknown error");
-        return;
-    }
-    if (!resolve(library, &api.io_spec, "soxr_io_spec") || !resolve(library, &api.quality_spec, "soxr_quality_spec") ||
-        !resolve(library, &api.create, "soxr_create") || !resolve(library, &api.process, "soxr_process") ||
-        !resolve(library, &api.delete, "soxr_delete"))
-        return;
-    loaded = 1;
+    const lazy_symbol symbols[] = {
+        {"soxr_io_spec", &api.io_spec}, {"soxr_quality_spec", &api.quality_spec}, {"soxr_create", &api.create},
+        {"soxr_process", &api.process}, {"soxr_delete", &api.delete},
+    };
+    loaded = lazy_library_open(CSOXR_SONAME, symbols, sizeof symbols / sizeof *symbols, load_error, sizeof load_error);
 }
 
 const char *csoxr_load(void) {

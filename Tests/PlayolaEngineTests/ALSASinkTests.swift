@@ -52,18 +52,18 @@ final class ALSASinkTests: XCTestCase {
     /// Issue 6, "must be shown" 1: a device that accepts writes but stops consuming frames (a wedged DAC, a
     /// stalled dmix) is dropped as gone within about half a second rather than waited on forever; the engine
     /// then probes for it, and plays again once it runs. Through a real alsa-lib PCM: a test plugin
-    /// (`Tests/Support/alsa_stall_plugin.c`) that plays at real time until a flag file appears.
+    /// (`Tests/Support/alsa_clock_plugin.c`) that plays at real time until a flag file appears.
     func testADeviceThatStopsTakingFramesIsDroppedAndTheEngineReopensIt() throws {
         let folder = Fixtures.temporaryDirectory("alsa-stall")
-        let library = folder + "/libasound_module_pcm_stall.so"
+        let library = folder + "/libasound_module_pcm_playola_clock.so"
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Support/alsa_stall_plugin.c").path
+            .appendingPathComponent("Support/alsa_clock_plugin.c").path
         try Fixtures.run("cc", ["-shared", "-fPIC", "-DPIC", "-o", library, source, "-lasound"]) // PIC: the plugin symbol macros want it
         let flag = folder + "/frozen"
         let configuration = folder + "/asound.conf"
         try """
-        pcm_type.stall { lib "\(library)" }
-        pcm.playola_stall { type stall flag "\(flag)" }
+        pcm_type.playola_clock { lib "\(library)" }
+        pcm.playola_stall { type playola_clock flag "\(flag)" }
         """.write(toFile: configuration, atomically: true, encoding: .utf8)
         setenv("ALSA_CONFIG_PATH", "/usr/share/alsa/alsa.conf:" + configuration, 1)
         func freeze(_ on: Bool) {
