@@ -1,7 +1,6 @@
 #include "ccurl.h"
 
 #include <lazy_library.h>
-#include <pthread.h>
 #include <stdio.h>
 
 /* The soname of libcurl's ABI 4: libcurl4 (bookworm) and libcurl4t64 (trixie) ship it, and the package
@@ -28,9 +27,7 @@ static struct {
     CURLMsg *(*multi_info_read)(CURLM *multi, int *left);
     CURLMcode (*multi_cleanup)(CURLM *multi);
 } api;
-static int loaded;
-static char load_error[512];
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static lazy_library library = LAZY_LIBRARY_INIT;
 
 static void load(void) {
     const lazy_symbol symbols[] = {
@@ -44,20 +41,16 @@ static void load(void) {
         {"curl_multi_info_read", &api.multi_info_read}, {"curl_multi_cleanup", &api.multi_cleanup},
     };
     /* Never closed: libcurl stays loaded for the life of the process once a transfer has been made. */
-    if (!lazy_library_open(CCURL_SONAME, symbols, sizeof symbols / sizeof *symbols, load_error, sizeof load_error))
-        return;
+    lazy_library_open(&library, CCURL_SONAME, symbols, sizeof symbols / sizeof *symbols);
+    if (!library.loaded) return;
     CURLcode code = api.global_init(CURL_GLOBAL_ALL);
     if (code != CURLE_OK) {
-        snprintf(load_error, sizeof load_error, "curl_global_init failed: %s", api.easy_strerror(code));
-        return;
+        snprintf(library.error, sizeof library.error, "curl_global_init failed: %s", api.easy_strerror(code));
+        library.loaded = 0;
     }
-    loaded = 1;
 }
 
-const char *ccurl_load(void) {
-    pthread_once(&load_once, load);
-    return loaded ? NULL : load_error;
-}
+const char *ccurl_load(void) { return lazy_library_load(&library, load); }
 
 CURL *ccurl_easy_init(void) { return api.easy_init(); }
 void ccurl_easy_cleanup(CURL *handle) { api.easy_cleanup(handle); }

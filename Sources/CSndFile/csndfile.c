@@ -1,12 +1,11 @@
 #include "csndfile.h"
 
 #include <lazy_library.h>
-#include <pthread.h>
 
 /* libsndfile1 ships it in bookworm and trixie; packaging/build-deb.sh adds the package to Depends. */
 #define CSF_SONAME "libsndfile.so.1"
 
-/* Written once by load() under pthread_once, which orders the writes before every later csf_load() return. */
+/* Written once, by load() (lazy_library.h). */
 static struct {
     SNDFILE *(*open)(const char *, int, SF_INFO *);
     int (*close)(SNDFILE *);
@@ -16,9 +15,7 @@ static struct {
     int (*error)(SNDFILE *);
     const char *(*strerror)(SNDFILE *);
 } api;
-static int loaded;
-static char load_error[512];
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static lazy_library library = LAZY_LIBRARY_INIT;
 
 static void load(void) {
     const lazy_symbol symbols[] = {
@@ -26,13 +23,10 @@ static void load(void) {
         {"sf_readf_float", &api.readf_float}, {"sf_seek", &api.seek}, {"sf_error", &api.error},
         {"sf_strerror", &api.strerror},
     };
-    loaded = lazy_library_open(CSF_SONAME, symbols, sizeof symbols / sizeof *symbols, load_error, sizeof load_error);
+    lazy_library_open(&library, CSF_SONAME, symbols, sizeof symbols / sizeof *symbols);
 }
 
-const char *csf_load(void) {
-    pthread_once(&load_once, load);
-    return loaded ? NULL : load_error;
-}
+const char *csf_load(void) { return lazy_library_load(&library, load); }
 
 SNDFILE *csf_open(const char *path, int mode, SF_INFO *info) { return api.open(path, mode, info); }
 int csf_close(SNDFILE *file) { return api.close(file); }

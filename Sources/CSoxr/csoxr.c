@@ -1,12 +1,11 @@
 #include "csoxr.h"
 
 #include <lazy_library.h>
-#include <pthread.h>
 
 /* libsoxr0 ships it in bookworm and trixie; packaging/build-deb.sh adds the package to Depends. */
 #define CSOXR_SONAME "libsoxr.so.0"
 
-/* Written once by load() under pthread_once, which orders the writes before every later csoxr_load() return. */
+/* Written once, by load() (lazy_library.h). */
 static struct {
     soxr_io_spec_t (*io_spec)(soxr_datatype_t, soxr_datatype_t);
     soxr_quality_spec_t (*quality_spec)(unsigned long, unsigned long);
@@ -15,22 +14,17 @@ static struct {
     soxr_error_t (*process)(soxr_t, soxr_in_t, size_t, size_t *, soxr_out_t, size_t, size_t *);
     void (*delete)(soxr_t);
 } api;
-static int loaded;
-static char load_error[512];
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static lazy_library library = LAZY_LIBRARY_INIT;
 
 static void load(void) {
     const lazy_symbol symbols[] = {
         {"soxr_io_spec", &api.io_spec}, {"soxr_quality_spec", &api.quality_spec}, {"soxr_create", &api.create},
         {"soxr_process", &api.process}, {"soxr_delete", &api.delete},
     };
-    loaded = lazy_library_open(CSOXR_SONAME, symbols, sizeof symbols / sizeof *symbols, load_error, sizeof load_error);
+    lazy_library_open(&library, CSOXR_SONAME, symbols, sizeof symbols / sizeof *symbols);
 }
 
-const char *csoxr_load(void) {
-    pthread_once(&load_once, load);
-    return loaded ? NULL : load_error;
-}
+const char *csoxr_load(void) { return lazy_library_load(&library, load); }
 
 soxr_io_spec_t csoxr_io_spec(soxr_datatype_t input, soxr_datatype_t output) { return api.io_spec(input, output); }
 soxr_quality_spec_t csoxr_quality_spec(unsigned long recipe, unsigned long flags) { return api.quality_spec(recipe, flags); }
