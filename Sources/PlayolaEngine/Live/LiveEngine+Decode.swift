@@ -61,13 +61,14 @@ extension LiveEngine {
                 var placing = programClock
                 if let reading = currentHeardFrame() { placing.reanchor(frame: reading.frame, heardAt: reading.at) }
                 let earliest = earliestStart(cursor: cursor, margin: margin)
-                guard let placement = placer.place(entry.spin, clock: placing, window: earliest..<cursor + lookahead) else { continue }
+                guard let placement = placer.place(entry.spin, clock: placing, window: earliest.frame..<cursor + lookahead) else { continue }
                 shared.withLock { $0.clock = placing; $0.started.insert(entry.spin.id) }
                 guard slots.hasFree else {
                     skipped = (skipped?.first ?? entry.spin, skipped?.at ?? placement, (skipped?.count ?? 0) + 1, skipped?.clock ?? placing)
                     continue
                 }
-                open(entry.spin, file: file, at: placement, placer: placer, reporter: reporter, clock: placing)
+                open(entry.spin, file: file, at: placement, replacingSilence: earliest.replacesSilence, placer: placer,
+                     reporter: reporter, clock: placing)
             }
             if let skipped {
                 reporter.skipped(first: skipped.first, at: skipped.at, count: skipped.count, capacity: slots.capacity, clock: skipped.clock)
@@ -116,23 +117,29 @@ extension LiveEngine {
     /// Where a spin placed now may begin: `margin` after the last frame written, which leaves time to open
     /// it — or, while the device holds only silence at its end, soon after the first frame it can still take
     /// back, so that a start from silence is heard at once (`rewindTo`).
-    private func earliestStart(cursor: Int64, margin: Int64) -> Int64 {
+    private func earliestStart(cursor: Int64, margin: Int64) -> (frame: Int64, replacesSilence: Bool) {
         let quiet = quietFrom.load(ordering: .acquiring)
         let replaceable = replaceableFrom.load(ordering: .acquiring)
-        guard quiet <= cursor, replaceable < cursor else { return cursor + margin }
+        guard quiet <= cursor, replaceable < cursor else { return (cursor + margin, false) }
         // The device plays on while the file opens and the render thread finishes its write; a rewind that
         // comes short is safe (the voice skips what it missed, on the same sample grid), only later.
         let guardFrames = Int64(mixRate / 25)
-        return min(cursor + margin, max(quiet, replaceable + guardFrames))
+        let frame = max(quiet, replaceable + guardFrames)
+        return frame < cursor + margin ? (frame, true) : (cursor + margin, false)
     }
 
-    private func open(_ spin: Spin, file: String, at placement: SpinPlacement, placer: SpinPlacer, reporter: PlayReporter, clock: ProgramClock) {
+    private func open(
+        _ spin: Spin, file: String, at placement: SpinPlacement, replacingSilence: Bool, placer: SpinPlacer,
+        reporter: PlayReporter, clock: ProgramClock
+    ) {
         do {
             let voice = try placer.voice(for: spin, file: file, at: placement)
             voice.fill(upTo: placement.joinFrame + Int64(mixRate))
             // Asked before the voice is in a slot: the render thread acts on it once it sees the voice.
             let firstFrame = placement.startFrame + placement.joinFrame
-            if firstFrame < framesWritten.load(ordering: .acquiring) { rewindTo.min(firstFrame, ordering: .acquiringAndReleasing) }
+            if replacingSilence, firstFrame < framesWritten.load(ordering: .acquiring) {
+                rewindTo.min(firstFrame, ordering: .acquiringAndReleasing)
+            }
             guard slots.add(voice) else {
                 rewindTo.store(.max, ordering: .releasing)
                 return reporter.failed(spin, at: placement, clock: clock, "too many overlapping spins")

@@ -35,6 +35,9 @@ public final class LiveEngine: Sendable {
     /// voice is in what was written), `replaceableFrom` the first frame the device can still take back,
     /// both published by the render thread; `rewindTo` is the decode thread's request to take back what
     /// was written from that frame on (Int64.max: none).
+    /// alsa-lib's conversion plugins (a `plug` from S32 to a 16-bit card) say only their last write can be taken
+    /// back, and rewinding them stalled the card (the image test's USB card; the test card behind `plug:`): a
+    /// device that can take back no more than two blocks is never rewound.
     let quietFrom = Atomic<Int64>(.max)
     let replaceableFrom = Atomic<Int64>(.max)
     let rewindTo = Atomic<Int64>(.max)
@@ -236,7 +239,7 @@ public final class LiveEngine: Sendable {
             let quiet = !slots.hasActive
             if !quiet { // a request waits for its voice, so the voice's first block is the one rewound to
                 let request = rewindTo.exchange(.max, ordering: .acquiringAndReleasing)
-                if request < blockStart, quietStart <= request {
+                if request < blockStart, quietStart <= request, output.rewindableFrames() > blockFrames * 2 {
                     blockStart -= Int64(output.rewind(frames: Int(blockStart - request)))
                     framesWritten.store(blockStart, ordering: .releasing)
                 }
@@ -292,7 +295,10 @@ public final class LiveEngine: Sendable {
             framesWritten.store(written, ordering: .releasing)
             quietStart = quiet ? min(quietStart, blockStart) : .max
             quietFrom.store(quietStart, ordering: .releasing)
-            if quiet { replaceableFrom.store(written - Int64(output.rewindableFrames()), ordering: .releasing) }
+            if quiet {
+                let rewindable = output.rewindableFrames()
+                replaceableFrom.store(rewindable > blockFrames * 2 ? written - Int64(rewindable) : .max, ordering: .releasing)
+            }
             let heard = written - Int64(output.delay())
             heardFrame.store(heard, ordering: .relaxed)
             heardMicros.store(Int64(monotonicSeconds() * 1e6), ordering: .releasing)
