@@ -1,5 +1,6 @@
 import Foundation
 import PlayolaEngine
+import Synchronization
 import XCTest
 
 /// Issue 15, "must be shown" 3 (`play` → audio at most 100 ms): a spin that starts while the device holds
@@ -42,6 +43,40 @@ final class StartFromSilenceTests: XCTestCase {
             engine.setProgram([])
             let stopped = Self.framesPlayed(capture)
             try Self.waitUntil(Self.framesPlayed(capture) > stopped + Self.rate)
+        }
+    }
+
+    /// A device that says it can take back only about its last write (alsa-lib's conversion plugins: a `plug`
+    /// from S32 to a 16-bit card) is never asked to rewind; one that can take back its buffer is.
+    func testOnlyADeviceThatCanTakeBackMoreThanItsLastWritesIsRewound() throws {
+        final class Card: AudioSink {
+            let paced = PacedSink(sampleRate: 44100)
+            let rewindable: Int
+            let rewinds = Atomic<Int>(0)
+            init(rewindable: Int) { self.rewindable = rewindable }
+            var sampleRate: Int { paced.sampleRate }
+            func write(_ samples: UnsafePointer<Float>, frames: Int) throws(AudioSinkError) { try paced.write(samples, frames: frames) }
+            func drain() throws(AudioSinkError) {}
+            func delay() -> Int { paced.delay() }
+            func rewindableFrames() -> Int { rewindable }
+            func rewind(frames: Int) -> Int { rewinds.add(1, ordering: .relaxed); return 0 } // came short: the voice skips
+        }
+        let tones = try ToneSchedule([ToneSpin(id: "A", frequency: 700, rate: Self.rate, codec: .m4a, airtime: 0, seconds: 30)])
+        var spin = tones.schedule.spins[0]
+        spin.airtime = Date().addingTimeInterval(-10)
+        for (rewindable, rewound) in [(2048, false), (Self.rate / 4, true)] {
+            let card = Card(rewindable: rewindable)
+            let engine = LiveEngine(sink: card, clock: SystemClock())
+            engine.start()
+            usleep(500_000)
+            engine.setProgram([ProgramEntry(spin: spin, file: tones.files["A"])])
+            usleep(700_000)
+            engine.shutdown()
+            usleep(100_000)
+            XCTAssertEqual(card.rewinds.load(ordering: .relaxed) > 0, rewound, "rewindable \(rewindable) frames")
+            let left = card.paced.left
+            XCTAssertGreaterThan(SignalAnalysis(samples: Array(left.suffix(Self.rate / 4)), rate: Double(Self.rate))
+                .rms(from: 0, count: Self.rate / 4), 0.15, "rewindable \(rewindable): the spin plays")
         }
     }
 
