@@ -35,9 +35,10 @@ public final class LiveEngine: Sendable {
     /// voice is in what was written), `replaceableFrom` the first frame the device can still take back,
     /// both published by the render thread; `rewindTo` is the decode thread's request to take back what
     /// was written from that frame on (Int64.max: none).
-    /// alsa-lib's conversion plugins (a `plug` from S32 to a 16-bit card) say only their last write can be taken
-    /// back, and rewinding them stalled the card (the image test's USB card; the test card behind `plug:`): a
-    /// device that can take back no more than two blocks is never rewound.
+    ///
+    /// alsa-lib's conversion plugins (a `plug` from S32 to a 16-bit card) say only their last write can be
+    /// taken back, and such a rewind is not trusted: a device that can take back no more than two blocks
+    /// publishes no `replaceableFrom`, so no spin is placed on its silence and it is never asked to rewind.
     let quietFrom = Atomic<Int64>(.max)
     let replaceableFrom = Atomic<Int64>(.max)
     let rewindTo = Atomic<Int64>(.max)
@@ -201,6 +202,8 @@ public final class LiveEngine: Sendable {
         var announcedOpen = false
         var announcedLost = false
         var confirmAfter: Int64?
+        /// The first frame of the silence at the end of what was written (`quietFrom`), Int64.max if none.
+        var quietStart = Int64.max
         while running.load(ordering: .acquiring) {
             guard let output = sink else {
                 slots.forEachActive { _ in } // let the decode side collect voices it retired
@@ -217,7 +220,8 @@ public final class LiveEngine: Sendable {
                         throw AudioSinkError.unsupported(device: "\(opened)", reason: "runs at \(opened.sampleRate) Hz, the mix at \(mixRate) Hz")
                     }
                     sink = opened
-                    quietFrom.store(.max, ordering: .releasing) // what the last device held says nothing of this one
+                    quietStart = .max // what the last device held says nothing of this one
+                    quietFrom.store(.max, ordering: .releasing)
                     rewindTo.store(.max, ordering: .releasing)
                     everOpened = true
                     deviceOpen.store(true, ordering: .releasing)
@@ -235,11 +239,10 @@ public final class LiveEngine: Sendable {
                 continue
             }
             var blockStart = framesWritten.load(ordering: .relaxed)
-            var quietStart = quietFrom.load(ordering: .relaxed)
             let quiet = !slots.hasActive
             if !quiet { // a request waits for its voice, so the voice's first block is the one rewound to
                 let request = rewindTo.exchange(.max, ordering: .acquiringAndReleasing)
-                if request < blockStart, quietStart <= request, output.rewindableFrames() > blockFrames * 2 {
+                if request < blockStart, quietStart <= request {
                     blockStart -= Int64(output.rewind(frames: Int(blockStart - request)))
                     framesWritten.store(blockStart, ordering: .releasing)
                 }
