@@ -67,7 +67,7 @@ final class ALSASinkTests: XCTestCase {
         """.write(toFile: configuration, atomically: true, encoding: .utf8)
         setenv("ALSA_CONFIG_PATH", "/usr/share/alsa/alsa.conf:" + configuration, 1)
         func freeze(_ on: Bool) {
-            if on { FileManager.default.createFile(atPath: flag, contents: nil) } else { try? FileManager.default.removeItem(atPath: flag) }
+            if on { _ = FileManager.default.createFile(atPath: flag, contents: nil) } else { try? FileManager.default.removeItem(atPath: flag) }
         }
         let block = [Float](repeating: 0.1, count: 1024 * 2)
 

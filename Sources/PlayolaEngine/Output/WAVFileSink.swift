@@ -1,4 +1,5 @@
 import Glibc
+import PlayolaSupport
 
 /// Writes the mix to a RIFF/WAVE file: 16- or 24-bit PCM or 32-bit float, stereo. The header's sizes are
 /// rewritten at every drain, so a file cut short by a crash is still readable up to the last drain.
@@ -7,7 +8,7 @@ public final class WAVFileSink: AudioSink {
     public let format: SampleFormat
     public var sampleFormat: SampleFormat? { format }
     public let path: String
-    private let fd: Int32
+    private let fd: FileDescriptor
     private var dataBytes: Int64 = 0
     private let buffer: UnsafeMutableRawPointer
     private let bufferFrames = 8192
@@ -16,15 +17,16 @@ public final class WAVFileSink: AudioSink {
         self.path = path
         self.sampleRate = sampleRate
         self.format = format
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+        do { fd = try .open(path, O_WRONLY | O_CREAT | O_TRUNC, permissions: 0o644) } catch {
+            throw .io(path: path, reason: "\(error)")
+        }
         buffer = .allocate(byteCount: bufferFrames * 2 * 4, alignment: 16)
         try writeHeader()
     }
 
     deinit {
         try? drain()
-        close(fd)
+        fd.close()
         buffer.deallocate()
     }
 
@@ -56,12 +58,8 @@ public final class WAVFileSink: AudioSink {
     }
 
     private func writeAll(_ bytes: UnsafeRawPointer, _ count: Int, at offset: Int64) throws(AudioSinkError) {
-        var done = 0
-        while done < count {
-            let result = pwrite(fd, bytes + done, count - done, off_t(offset) + off_t(done))
-            if result < 0 && errno == EINTR { continue }
-            guard result > 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
-            done += result
+        do { try fd.writeAll(UnsafeRawBufferPointer(start: bytes, count: count), at: offset) } catch {
+            throw .io(path: path, reason: "\(error)")
         }
     }
 }

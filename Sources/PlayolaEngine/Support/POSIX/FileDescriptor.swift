@@ -28,6 +28,11 @@ package struct FileDescriptor: Hashable, Sendable {
         try retryOnInterrupt { Glibc.write(rawValue, bytes.baseAddress, bytes.count) }
     }
 
+    /// `pwrite(2)`: at `offset`, the file position unchanged.
+    package func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(Errno) -> Int {
+        try retryOnInterrupt { pwrite(rawValue, bytes.baseAddress, bytes.count, off_t(offset)) }
+    }
+
     /// Reads until `buffer` is full or the file ends; the bytes read.
     package func readFully(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
         var done = 0
@@ -53,11 +58,13 @@ package struct FileDescriptor: Hashable, Sendable {
         }
     }
 
-    /// Writes every byte, again after a short write; a write that takes nothing is ENOSPC.
-    package func writeAll(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
+    /// Writes every byte (at `offset` when given, else at the file position), again after a short write; a
+    /// write that takes nothing is ENOSPC.
+    package func writeAll(_ bytes: UnsafeRawBufferPointer, at offset: Int64? = nil) throws(Errno) {
         var done = 0
         while done < bytes.count {
-            let count = try write(UnsafeRawBufferPointer(rebasing: bytes[done...]))
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[done...])
+            let count = if let offset { try write(rest, at: offset + Int64(done)) } else { try write(rest) }
             guard count > 0 else { throw .noSpace }
             done += count
         }
