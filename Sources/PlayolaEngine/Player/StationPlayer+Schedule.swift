@@ -20,16 +20,11 @@ extension StationPlayer {
         // The first fetch: retried; an empty or unreachable schedule is `error`, retried with backoff.
         while self.generation == generation {
             do {
-                let fetch = try await source.fetchSchedule(retrying: true)
-                guard self.generation == generation else { return }
-                // Only a server's schedule says anything about the network (a folder's has none).
-                if source.followsServerTime { networkReached() }
-                adopt(fetch, shift: shift)
+                guard try await fetchAndAdopt(source, retrying: true, shift: shift, generation: generation) else { return }
                 break
             } catch {
                 guard self.generation == generation else { return }
                 failures += 1
-                if case .api(.network) = error { networkFailed("\(error)") }
                 if error.isNetworkUnreachable {
                     // No way to the API yet (a board just booted: no link, no address, no name server). Still
                     // loading, and asked again every 5 s, so the station plays as soon as the network is up.
@@ -54,17 +49,30 @@ extension StationPlayer {
             if spinStarted || monotonicSeconds() - lastRefresh >= refreshInterval {
                 lastRefresh = monotonicSeconds()
                 do {
-                    let fetch = try await source.fetchSchedule(retrying: false)
-                    guard self.generation == generation else { return }
-                    if source.followsServerTime { networkReached() }
-                    adopt(fetch, shift: shift)
+                    guard try await fetchAndAdopt(source, retrying: false, shift: shift, generation: generation) else { return }
                 } catch {
-                    if case .api(.network) = error, self.generation == generation { networkFailed("\(error)") }
                     notice("schedule refresh failed, playing the known schedule: \(error)")
                 }
             }
             let refreshDue = lastRefresh + refreshInterval - monotonicSeconds()
             try? await Task.sleep(for: .seconds(secondsUntilTheProgramChanges(at: clock.now(), refreshDue: refreshDue)))
+        }
+    }
+
+    /// One fetch of the schedule, adopted; false when the station changed meanwhile. Only a server's schedule
+    /// says anything about the network (a folder's has none), and a network failure marks it unreachable.
+    private func fetchAndAdopt(
+        _ source: any ScheduleSource, retrying: Bool, shift: Double, generation: Int
+    ) async throws(ScheduleSourceError) -> Bool {
+        do {
+            let fetch = try await source.fetchSchedule(retrying: retrying)
+            guard self.generation == generation else { return false }
+            if source.followsServerTime { networkReached() }
+            adopt(fetch, shift: shift)
+            return true
+        } catch {
+            if case .api(.network) = error, self.generation == generation { networkFailed("\(error)") }
+            throw error
         }
     }
 
