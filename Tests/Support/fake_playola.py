@@ -34,7 +34,10 @@ Control endpoints (paths starting with /_; never faulted, never logged):
   GET  /_faults    active rules;   DELETE /_faults  clears them
   POST /_tokens    {"valid": [...]} replaces the valid bearer-token set (initially empty)
   POST /_clock     {"offset": seconds}
-  GET  /_requests  log: [{"t","method","path","headers","body","status","action"}];  DELETE clears it
+  POST /_bandwidth {"bytes_per_second": n} (0: unlimited, the default): the bodies of /files share one link
+                   of that speed, 16 KiB at a time in turn, as downloads over one slow line do
+  GET  /_requests  log: [{"t","method","path","headers","body","status","action"}, and "end": when the whole
+                   body was written];  DELETE clears it
 """
 import argparse, email.utils, gzip, json, os, random, re, socket, socketserver
 import struct, sys, threading, time
@@ -52,6 +55,18 @@ class State:
     def __init__(self, root):
         self.root, self.lock, self.stop = root, threading.Lock(), threading.Event()
         self.faults, self.tokens, self.offset, self.log = [], set(), 0.0, []
+        self.bandwidth, self.link_free = 0, 0.0
+
+    def through_link(self, write, data):
+        """Writes data in pieces, each taking its turn on the shared link of self.bandwidth bytes/s."""
+        for at in range(0, len(data), 16384):
+            piece = data[at:at + 16384]
+            with self.lock:
+                done = max(time.monotonic(), self.link_free) + len(piece) / self.bandwidth
+                self.link_free = done
+            if self.stop.wait(max(0.0, done - time.monotonic())):
+                return
+            write(piece)
 
     def take_fault(self, method, path):
         with self.lock:
@@ -127,7 +142,13 @@ class Handler(BaseHTTPRequestHandler):
         if self.entry is not None:
             self.entry["status"] = status
         if self.command != "HEAD":
-            self.wfile.write(body if limit is None else body[:limit])
+            body = body if limit is None else body[:limit]
+            if self.state.bandwidth and self.path.startswith("/files/"):
+                self.state.through_link(self.wfile.write, body)
+            else:
+                self.wfile.write(body)
+        if self.entry is not None:
+            self.entry["end"] = time.time()
 
     def send_json(self, status, obj, extra=()):
         self.emit(status, [("Content-Type", "application/json"), *extra], json.dumps(obj).encode())
@@ -292,6 +313,9 @@ class Handler(BaseHTTPRequestHandler):
                 with st.lock:
                     st.tokens = set(req["valid"])
                 return self.send_json(200, {"valid": sorted(st.tokens)})
+            if path == "/_bandwidth" and cmd == "POST":
+                st.bandwidth = max(0, int(req["bytes_per_second"]))
+                return self.send_json(200, {"bytes_per_second": st.bandwidth})
             if path == "/_clock" and cmd == "POST":
                 st.offset = float(req["offset"])
                 return self.send_json(200, {"offset": st.offset})

@@ -107,6 +107,13 @@ extension StationPlayer {
         let incoming = fetch.schedule.spins.map { known[$0.id] ?? $0.withOffset(shift) }
         let kept = schedule.spins.filter { spin in !incoming.contains { $0.id == spin.id } && spin.airtime.addingTimeInterval(Double(spin.audioBlock.durationMS) / 1000) > clock.now() }
         schedule = Schedule(spins: incoming + kept)
+        // What is known of spins that have left the schedule goes with them, or a station that plays for
+        // months keeps every spin it ever played (a download still running finishes into `files` once more).
+        let ids = Set(schedule.spins.map(\.id))
+        files = files.filter { ids.contains($0.key) }
+        progress = progress.filter { ids.contains($0.key) }
+        failed.formIntersection(ids)
+        requested.formIntersection(ids.union(downloading))
     }
 
     /// One tick: what sounds within the lookahead gets pinned, downloaded and handed to the engine.
@@ -120,13 +127,16 @@ extension StationPlayer {
         downloader.cache.setPinned(urls)
         for spin in window where !requested.contains(spin.id) {
             guard let url = spin.audioBlock.downloadURL else { continue }
-            requested.insert(spin.id)
             // A local folder's own files are played where they are; every other URL goes to the
             // downloader, which fetches http and https only.
             if case .schedule(let source, _)? = station, let local = source.localFile(for: url) {
+                requested.insert(spin.id)
                 files[spin.id] = local
                 continue
             }
+            guard downloading.count < downloadsAtOnce else { continue }
+            requested.insert(spin.id)
+            downloading.insert(spin.id)
             let id = spin.id
             let downloader = self.downloader
             Task {
@@ -161,6 +171,7 @@ extension StationPlayer {
 
     private func downloaded(_ id: String, _ result: Result<String, DownloadError>, generation: Int) {
         guard self.generation == generation else { return }
+        downloading.remove(id)
         switch result {
         case .success(let path):
             files[id] = path

@@ -23,6 +23,10 @@ public actor StationPlayer {
     let reporter: ListeningSessionReporter?
     public var lookahead: Double = 600
     public var refreshInterval: Double = 20
+    /// Downloads run at most this many at once, in airtime order: a cold start over a slow line fetches
+    /// the spin that must sound first at a full share of the line, not a tenth of it beside the whole
+    /// lookahead's files.
+    public var downloadsAtOnce = 2
     public private(set) var volume: Float = 1
 
     /// The master gain (after the perceptual curve); ramps, so a step never clicks.
@@ -82,6 +86,8 @@ public actor StationPlayer {
     var files: [String: String] = [:]
     var failed: Set<String> = []
     var requested: Set<String> = []
+    /// Requested and not yet done: at most `downloadsAtOnce`.
+    var downloading: Set<String> = []
     var progress: [String: Double] = [:]
     /// A problem no retry can mend (the cache budget): the state stays `error` for this generation.
     var configurationProblem: String?
@@ -225,6 +231,7 @@ public actor StationPlayer {
         files = [:]
         failed = []
         requested = []
+        downloading = []
         progress = [:]
         configurationProblem = nil
         let downloader = self.downloader
