@@ -1,5 +1,5 @@
 import Foundation
-import PlayolaEngine
+@testable import PlayolaEngine
 import XCTest
 
 /// A cold start over a slow line: the ten-minute lookahead holds six files, and the spin that must sound
@@ -53,5 +53,25 @@ extension StationPlayerTests {
         // Two at once: the first file at half the line, about 2 s; six at once would take about 6 s.
         XCTAssertLessThan(toPlay, 4, "seconds from play to playing over the slow line")
         print("cold start over a slow line: playing \(String(format: "%.2f", toPlay)) s after play; at most \(mostAtOnce) files at once; order \(names)")
+    }
+
+    /// A station that plays for months must not keep what it knew of every spin it ever played: files,
+    /// failures and requests go when their spin leaves the schedule.
+    func testWhatThePlayerKnowsOfASpinGoesWithTheSpin() async throws {
+        let spins: [(String, Double, Double, Double)] = (0..<12).map { index in
+            ("p\(index)", 500 + 50 * Double(index), -0.5 + Double(index), 1)
+        }
+        let stack = try await stack(station: "short", spins: spins)
+        await stack.player.play(stationID: "short")
+        try await Task.sleep(for: .seconds(5))
+        // The server moves on: the five spins that have ended are no longer in its schedule.
+        let served = try JSONDecoder().decode([Spin].self, from: Data(contentsOf: URL(fileURLWithPath: stack.server.root + "/stations/short.json")))
+        try stack.server.serve(station: "short", spins: Array(served.dropFirst(5)))
+        try await Task.sleep(for: .seconds(2))
+        let (files, requested, left) = await (stack.player.files.count, stack.player.requested.count, stack.player.schedule.spins.count)
+        XCTAssertEqual(left, 7, "the spins the server no longer lists, ended, left the schedule")
+        XCTAssertGreaterThan(files, 0)
+        XCTAssertLessThanOrEqual(files, left, "files of spins no longer in the schedule are forgotten")
+        XCTAssertLessThanOrEqual(requested, left, "requests of spins no longer in the schedule are forgotten")
     }
 }
