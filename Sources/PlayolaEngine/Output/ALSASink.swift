@@ -37,40 +37,29 @@ public final class ALSASink: AudioSink {
     ) throws(AudioSinkError) {
         self.device = device
         Self.silenceLibraryOnce
-        var handle: OpaquePointer?
-        // Non-blocking, so a device that stops taking frames (a wedged DAC, a stalled dmix) is seen by the
-        // timeout of `snd_pcm_wait` instead of hanging a blocking write forever.
-        let status = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK)
-        guard status >= 0, let handle else { throw Self.classify(status, device: device, during: "open") }
-        pcm = handle
         var params: OpaquePointer?
         snd_pcm_hw_params_malloc(&params)
         defer { snd_pcm_hw_params_free(params) }
-        snd_pcm_hw_params_any(pcm, params)
-        snd_pcm_hw_params_set_rate_resample(pcm, params, 0)
-        var chosen: (SampleFormat, Int)?
-        var failure = "no sample format of \(formats.map(\.rawValue)) is accepted"
-        if snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED) < 0 {
-            failure = "interleaved access refused"
-        } else if snd_pcm_hw_params_set_channels(pcm, params, 2) < 0 {
-            failure = "stereo refused"
-        } else {
-            for (ours, theirs, bytes) in Self.candidates where formats.contains(ours) {
-                if snd_pcm_hw_params_test_format(pcm, params, theirs) == 0, snd_pcm_hw_params_set_format(pcm, params, theirs) == 0 {
-                    chosen = (ours, bytes)
-                    break
-                }
+        // Non-blocking, so a device that stops taking frames (a wedged DAC, a stalled dmix) is seen by the
+        // timeout of `snd_pcm_wait` instead of hanging a blocking write forever. First without a `plug`'s
+        // format conversion: a plug offers every format and would turn our S32 into the card's own (most USB
+        // DACs: S16 or S24_3LE), a conversion that can take back only its last write, so queued silence
+        // could not be replaced (start from silence). A card that takes none of ours is opened again with it.
+        var opened: (pcm: OpaquePointer, format: (SampleFormat, Int), rate: UInt32)?
+        for mode in [SND_PCM_NONBLOCK | SND_PCM_NO_AUTO_FORMAT, SND_PCM_NONBLOCK] where opened == nil {
+            var handle: OpaquePointer?
+            let status = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, mode)
+            guard status >= 0, let handle else { throw Self.classify(status, device: device, during: "open") }
+            switch Self.negotiate(handle, params, formats: formats, sampleRate: sampleRate) {
+            case .success(let (format, rate)): opened = (handle, format, rate)
+            case .failure(let refusal):
+                snd_pcm_close(handle)
+                if mode == SND_PCM_NONBLOCK { throw .unsupported(device: device, reason: refusal.reason) }
             }
         }
-        var rate: UInt32 = 0
-        for candidate in [sampleRate, sampleRate == 44100 ? 48000 : 44100] where chosen != nil && rate == 0 {
-            if snd_pcm_hw_params_set_rate(pcm, params, UInt32(candidate), 0) == 0 { rate = UInt32(candidate) }
-        }
-        if chosen != nil && rate == 0 { failure = "neither 48000 nor 44100 Hz is accepted" }
-        guard let chosen, rate > 0 else {
-            snd_pcm_close(pcm)
-            throw .unsupported(device: device, reason: failure)
-        }
+        guard let opened else { throw .unsupported(device: device, reason: "no configuration") }
+        pcm = opened.pcm
+        let (chosen, rate) = (opened.format, opened.rate)
         var bufferTimeUS = UInt32(bufferTime * 1_000_000)
         var periodTimeUS = bufferTimeUS / 4
         var direction: Int32 = 0
@@ -100,6 +89,29 @@ public final class ALSASink: AudioSink {
         self.periodFrames = Int(periodSize)
         scratchFrames = max(1024, Int(periodSize))
         scratch = .allocate(byteCount: scratchFrames * 2 * 4, alignment: 16)
+    }
+
+    private struct Refusal: Error { var reason: String }
+
+    /// Interleaved stereo in the first of `formats` the PCM takes, at `sampleRate` or the other common rate.
+    private static func negotiate(
+        _ pcm: OpaquePointer, _ params: OpaquePointer?, formats: [SampleFormat], sampleRate: Int
+    ) -> Result<((SampleFormat, Int), UInt32), Refusal> {
+        snd_pcm_hw_params_any(pcm, params)
+        snd_pcm_hw_params_set_rate_resample(pcm, params, 0)
+        guard snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED) >= 0 else {
+            return .failure(Refusal(reason: "interleaved access refused"))
+        }
+        guard snd_pcm_hw_params_set_channels(pcm, params, 2) >= 0 else { return .failure(Refusal(reason: "stereo refused")) }
+        let chosen = candidates.first { ours, theirs, _ in
+            formats.contains(ours) && snd_pcm_hw_params_test_format(pcm, params, theirs) == 0
+                && snd_pcm_hw_params_set_format(pcm, params, theirs) == 0
+        }
+        guard let chosen else { return .failure(Refusal(reason: "no sample format of \(formats.map(\.rawValue)) is accepted")) }
+        for candidate in [sampleRate, sampleRate == 44100 ? 48000 : 44100] {
+            if snd_pcm_hw_params_set_rate(pcm, params, UInt32(candidate), 0) == 0 { return .success(((chosen.0, chosen.2), UInt32(candidate))) }
+        }
+        return .failure(Refusal(reason: "neither 48000 nor 44100 Hz is accepted"))
     }
 
     deinit {
