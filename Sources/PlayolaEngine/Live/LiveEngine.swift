@@ -64,6 +64,8 @@ public final class LiveEngine: Sendable {
     private let blockFrames = 1024
     let report: @Sendable (PlayEvent) -> Void
     private let onDevice: @Sendable (DeviceEvent) -> Void
+    /// Device events from the render thread, handed on by the decode thread (`deliverDeviceEvents`).
+    private let deviceEvents = DeviceMailbox<DeviceEvent>()
 
     public enum DeviceEvent: Sendable, Equatable {
         case opened
@@ -72,6 +74,10 @@ public final class LiveEngine: Sendable {
         case waiting(AudioSinkError)
         /// Closed after `idleClose` with nothing to play; opened again when the program fills.
         case closedIdle
+        /// While the device is away (lost, or not there at start), an attempt to bring it back failed: the
+        /// open itself (`openFor` nil), or a device that opened and failed before it played 0.1 s, `openFor`
+        /// seconds after it opened. For the log: the player's state does not change.
+        case attemptFailed(AudioSinkError, openFor: Double?)
     }
 
     struct Shared {
@@ -97,7 +103,8 @@ public final class LiveEngine: Sendable {
 
     /// - Parameters:
     ///   - openSink: opens the output (an ALSA PCM); called again after the device went away.
-    ///   - onDevice: device events, off the render thread's hot path (once per change).
+    ///   - onDevice: device events (once per change, and each failed attempt while the device is away), called
+    ///     on the decode thread: the render thread only posts them.
     public init(
         mixRate: Int, openSink: @escaping @Sendable () throws(AudioSinkError) -> any AudioSink, clock: any WallClock,
         probeInterval: Double = 2, idleClose: Double? = nil, report: @escaping @Sendable (PlayEvent) -> Void = { _ in },
@@ -184,6 +191,17 @@ public final class LiveEngine: Sendable {
     /// What the open device negotiated; nil while none is open.
     public var outputFormat: OutputFormat? { OutputFormat(packed: openFormat.load(ordering: .acquiring)) }
 
+    /// Called by the render thread: the decode thread, woken, hands the event on.
+    private func post(_ event: DeviceEvent) {
+        deviceEvents.post(event)
+        decodeWake.signal()
+    }
+
+    /// Called by the decode thread at each pass: the render thread's device events, in order, to `onDevice`.
+    func deliverDeviceEvents() {
+        while let event = deviceEvents.take() { onDevice(event) }
+    }
+
     // MARK: render thread
 
     private func renderLoop() {
@@ -202,6 +220,7 @@ public final class LiveEngine: Sendable {
         var announcedOpen = false
         var announcedLost = false
         var confirmAfter: Int64?
+        var openedAt = 0.0
         /// The first frame of the silence at the end of what was written (`quietFrom`), Int64.max if none.
         var quietStart = Int64.max
         while running.load(ordering: .acquiring) {
@@ -229,10 +248,13 @@ public final class LiveEngine: Sendable {
                     deviceGeneration.add(1, ordering: .releasing)
                     decodeWake.signal() // off the hot path: once per device
                     confirmAfter = framesWritten.load(ordering: .relaxed) + Int64(mixRate / 10)
+                    openedAt = monotonicSeconds()
                 } catch {
                     if !everOpened && deviceGeneration.load(ordering: .relaxed) == 0 {
                         everOpened = true // said once
-                        onDevice(.waiting(error))
+                        post(.waiting(error))
+                    } else {
+                        post(.attemptFailed(error, openFor: nil))
                     }
                     _ = probeWake.wait(timeout: .now() + probeInterval)
                 }
@@ -271,7 +293,11 @@ public final class LiveEngine: Sendable {
                 deviceOpen.store(false, ordering: .releasing)
                 openFormat.store(0, ordering: .releasing)
                 confirmAfter = nil
-                if announcedOpen || !announcedLost { onDevice(.lost(error)) }
+                if announcedOpen || !announcedLost {
+                    post(.lost(error))
+                } else {
+                    post(.attemptFailed(error, openFor: monotonicSeconds() - openedAt))
+                }
                 announcedOpen = false
                 announcedLost = true
                 continue
@@ -287,7 +313,7 @@ public final class LiveEngine: Sendable {
                     openFormat.store(0, ordering: .releasing)
                     confirmAfter = nil
                     announcedOpen = false
-                    onDevice(.closedIdle)
+                    post(.closedIdle)
                     continue
                 }
                 idleSince = idleSince ?? now
@@ -309,7 +335,7 @@ public final class LiveEngine: Sendable {
                 confirmAfter = nil
                 announcedOpen = true
                 announcedLost = false
-                onDevice(.opened)
+                post(.opened)
             }
         }
     }
