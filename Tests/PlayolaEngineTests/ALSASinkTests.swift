@@ -136,6 +136,89 @@ final class ALSASinkTests: XCTestCase {
         XCTAssertEqual(seen.last, .opened)
     }
 
+    /// The image test's hot plug: QEMU's USB card, just plugged in, plays its first 0.1 s and stops for good,
+    /// and a new open plays (`stall_once` in `Tests/Support/alsa_clock_plugin.c` does the same). The sink gives
+    /// such a device up within about a third of a second of its open (it took 0.8 s of stall detection, and the
+    /// engine announced the device back at 0.1 s heard and lost again, a new `join` each time); the engine
+    /// reopens it at once, says why (an attempt that failed, with the time it was open), and the player never
+    /// hears of a loss.
+    func testACardWhoseFirstStreamStopsIsReopenedAtOnceAndNotAnnouncedLost() throws {
+        let folder = Fixtures.temporaryDirectory("alsa-first-stall")
+        let library = folder + "/libasound_module_pcm_playola_clock.so"
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Support/alsa_clock_plugin.c").path
+        try Fixtures.run("cc", ["-shared", "-fPIC", "-DPIC", "-o", library, source, "-lasound"])
+        let marker = folder + "/stalled"
+        let flag = folder + "/frozen"
+        let configuration = folder + "/asound.conf"
+        try """
+        pcm_type.playola_clock { lib "\(library)" }
+        pcm.playola_first_stall { type playola_clock stall_once "\(marker)" flag "\(flag)" }
+        """.write(toFile: configuration, atomically: true, encoding: .utf8)
+        setenv("ALSA_CONFIG_PATH", "/usr/share/alsa/alsa.conf:" + configuration, 1)
+        let block = [Float](repeating: 0.1, count: 1024 * 2)
+
+        // The sink alone: the first open is given up soon after its stream stops; the next one plays.
+        var failure: AudioSinkError?
+        let opened = monotonicSeconds()
+        do {
+            let sink = try ALSASink(device: "playola_first_stall", sampleRate: 48000, formats: [.s16])
+            for _ in 0..<100 { try sink.write(block, frames: 1024) }
+        } catch {
+            failure = error
+        }
+        let givenUp = monotonicSeconds() - opened
+        print("a first stream that stops after 0.1 s: given up \(givenUp) s after the open")
+        XCTAssertEqual(failure, .deviceGone(device: "playola_first_stall", reason: "the device stopped taking frames"))
+        XCTAssertLessThan(givenUp, 0.5, "two periods and slack after it stopped, not half a second")
+        let second = try ALSASink(device: "playola_first_stall", sampleRate: 48000, formats: [.s16])
+        for _ in 0..<30 { try second.write(block, frames: 1024) } // 0.64 s: it plays
+        try FileManager.default.removeItem(atPath: marker)
+
+        // The engine: the card plays, is unplugged (its stream stops, then it cannot be opened), and a new one is
+        // plugged in whose first stream stops after 0.1 s: one failed attempt, said with its reason and how long
+        // it was open, then the device is back, announced once.
+        FileManager.default.createFile(atPath: marker, contents: nil) // the first card plays normally
+        let plugged = Atomic<Bool>(true)
+        let events = Mutex<[(LiveEngine.DeviceEvent, Double)]>([])
+        let engine = LiveEngine(mixRate: 48000, openSink: { () throws(AudioSinkError) -> any AudioSink in
+            guard plugged.load(ordering: .acquiring) else { throw .deviceGone(device: "playola_first_stall", reason: "open: No such device") }
+            return try ALSASink(device: "playola_first_stall", sampleRate: 48000, formats: [.s16])
+        }, clock: SystemClock(), probeInterval: 2, onDevice: { event in events.withLock { $0.append((event, monotonicSeconds())) } })
+        engine.start()
+        defer { engine.shutdown() }
+        func wait(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+            let deadline = monotonicSeconds() + seconds
+            while monotonicSeconds() < deadline { if condition() { return true }; usleep(10_000) }
+            return condition()
+        }
+        XCTAssertTrue(wait(3) { events.withLock { $0.map(\.0) } == [.opened] }, "playing")
+        plugged.store(false, ordering: .releasing)
+        FileManager.default.createFile(atPath: flag, contents: nil) // unplugged: its stream stops
+        XCTAssertTrue(wait(3) { events.withLock { $0 }.count >= 3 }, "lost, and the open after it failed")
+        try FileManager.default.removeItem(atPath: marker) // a new card: its first stream stops after 0.1 s
+        try FileManager.default.removeItem(atPath: flag)
+        plugged.store(true, ordering: .releasing)
+        let pluggedAt = monotonicSeconds()
+        engine.wakeProbe() // as the udev rule does
+        XCTAssertTrue(wait(3) { events.withLock { $0 }.count >= 5 }, "\(events.withLock { $0 })")
+        let seen = events.withLock { $0 }
+        print("device events (seconds after the plug): \(seen.map { ($0.0, $0.1 - pluggedAt) })")
+        XCTAssertEqual(seen.map(\.0).prefix(3), [
+            .opened, .lost(.deviceGone(device: "playola_first_stall", reason: "the device stopped taking frames")),
+            .attemptFailed(.deviceGone(device: "playola_first_stall", reason: "open: No such device"), openFor: nil),
+        ])
+        guard seen.count == 5, case .attemptFailed(let error, let openFor?) = seen[3].0 else { return XCTFail("\(seen)") }
+        XCTAssertEqual(error, .deviceGone(device: "playola_first_stall", reason: "the device stopped taking frames"))
+        XCTAssertLessThan(openFor, 0.5, "its first stream given up soon after it stopped")
+        XCTAssertEqual(seen[4].0, .opened, "then back, never announced lost again")
+        let back = seen[4].1 - pluggedAt
+        print("first stream given up \(openFor) s after its open; device back (0.3 s played) \(back) s after the plug")
+        XCTAssertLessThan(back, 1.0, "reopened at once, announced after 0.3 s played")
+        usleep(300_000)
+        XCTAssertEqual(events.withLock { $0 }.count, 5, "nothing more: it plays")
+    }
+
     func testAMissingDeviceIsDeviceGone() {
         XCTAssertThrowsError(try ALSASink(device: "hw:CARD=NoSuchCard,DEV=0")) { error in
             guard case .deviceGone(let device, _)? = error as? AudioSinkError else {

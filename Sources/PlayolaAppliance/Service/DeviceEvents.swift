@@ -22,13 +22,14 @@ final class DeviceEvents: Sendable {
             log(.info, "audio device \(device) is open")
         case .lost(let error):
             said.withLock { _ = $0.insert(error.description) }
-            log(.warning, "\(error); waiting for it to come back", key: "device-lost")
+            // Limited per reason: an earlier loss (or the wait at start) does not hide a new one.
+            log(.warning, "\(error); waiting for it to come back", key: "device-lost: \(error)")
             _ = notifier.status("waiting for the audio device \(device)")
         case .closedIdle:
             log(.info, "audio device \(device) closed after a long silence; it opens again on play")
         case .waiting(let error):
             said.withLock { _ = $0.insert(error.description) }
-            log(.warning, "\(error); waiting for the audio device", key: "device-lost")
+            log(.warning, "\(error); waiting for the audio device", key: "device-lost: \(error)")
             _ = notifier.ready(status: "waiting for the audio device \(device)")
         case .attemptFailed(let error, let openFor):
             guard said.withLock({ $0.insert(error.description).inserted }) else { return }
