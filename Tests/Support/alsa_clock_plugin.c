@@ -7,9 +7,6 @@
  *                 one buffer late and in bursts, and after a rewind holds the new frames back another ~0.2 s.
  *   flag FILE     while FILE exists the card stops taking frames and stops interrupting, as a wedged DAC or
  *                 a stalled dmix does (writes find no room, poll times out); when it goes, the card runs again.
- *   stall_once FILE  a PCM opened while FILE does not exist plays its first 0.1 s, then creates FILE and stops
- *                 for good (as with `flag`); PCMs opened after it play normally. QEMU's USB card, just plugged
- *                 in, does this: its first stream stops after its first transfers, a new open plays.
  *
  *   pcm_type.playola_clock { lib "/path/libasound_module_pcm_playola_clock.so" }
  *   pcm.card { type playola_clock capture "/path/capture.raw" }
@@ -33,9 +30,6 @@ typedef struct {
     int timer;
     int capture;               /* -1: none */
     char *flag;                /* NULL: none */
-    char *stall_once;          /* NULL: none */
-    int will_stall;            /* this PCM is the one that stops after 0.1 s */
-    int stalled;
     int running;
     int armed;
     double started;            /* monotonic seconds at start */
@@ -62,18 +56,6 @@ static void arm(card_t *c, int on) {
  * written: a card that runs dry stops there (this one waits instead of an underrun). Frozen, it stands. */
 static void update(card_t *c) {
     if (!c->running) return;
-    if (c->stalled) {
-        arm(c, 0);
-        return;
-    }
-    if (c->will_stall && c->played >= c->io.rate / 10) {
-        int marker = open(c->stall_once, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-        if (marker >= 0) close(marker);
-        c->will_stall = 0;
-        c->stalled = 1;
-        arm(c, 0);
-        return;
-    }
     if (c->flag && access(c->flag, F_OK) == 0) {
         arm(c, 0);
         c->base = c->played;
@@ -157,7 +139,6 @@ static int card_close(snd_pcm_ioplug_t *io) {
     close(c->timer);
     if (c->capture >= 0) close(c->capture);
     free(c->flag);
-    free(c->stall_once);
     free(c->ring);
     free(c);
     return 0;
@@ -176,7 +157,7 @@ static const snd_pcm_ioplug_callback_t callbacks = {
 
 SND_PCM_PLUGIN_DEFINE_FUNC(playola_clock) {
     snd_config_iterator_t i, next;
-    const char *capture = NULL, *flag = NULL, *stall_once = NULL;
+    const char *capture = NULL, *flag = NULL;
     snd_config_for_each(i, next, conf) {
         snd_config_t *n = snd_config_iterator_entry(i);
         const char *id;
@@ -184,22 +165,18 @@ SND_PCM_PLUGIN_DEFINE_FUNC(playola_clock) {
         if (strcmp(id, "comment") == 0 || strcmp(id, "type") == 0 || strcmp(id, "hint") == 0) continue;
         if (strcmp(id, "capture") == 0) { snd_config_get_string(n, &capture); continue; }
         if (strcmp(id, "flag") == 0) { snd_config_get_string(n, &flag); continue; }
-        if (strcmp(id, "stall_once") == 0) { snd_config_get_string(n, &stall_once); continue; }
         return -EINVAL;
     }
     card_t *c = calloc(1, sizeof *c);
     if (!c) return -ENOMEM;
     c->capture = capture ? open(capture, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
     c->flag = flag ? strdup(flag) : NULL;
-    c->stall_once = stall_once ? strdup(stall_once) : NULL;
-    c->will_stall = stall_once && access(stall_once, F_OK) != 0;
     c->timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if ((capture && c->capture < 0) || c->timer < 0) {
         int error = errno;
         if (c->capture >= 0) close(c->capture);
         if (c->timer >= 0) close(c->timer);
         free(c->flag);
-        free(c->stall_once);
         free(c);
         return -error;
     }

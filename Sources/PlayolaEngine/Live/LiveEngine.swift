@@ -75,7 +75,7 @@ public final class LiveEngine: Sendable {
         /// Closed after `idleClose` with nothing to play; opened again when the program fills.
         case closedIdle
         /// While the device is away (lost, or not there at start), an attempt to bring it back failed: the
-        /// open itself (`openFor` nil), or a device that opened and failed before it played 0.3 s, `openFor`
+        /// open itself (`openFor` nil), or a device that opened and failed before it played 0.1 s, `openFor`
         /// seconds after it opened. For the log: the player's state does not change.
         case attemptFailed(AudioSinkError, openFor: Double?)
     }
@@ -215,10 +215,8 @@ public final class LiveEngine: Sendable {
         var everOpened = false
         var parked = false
         var idleSince: Double?
-        // A device is announced back only once it has played 0.3 s: one that opens but takes no frames (a wedged
-        // DAC) would otherwise flap between opened and lost every probe, and one whose first stream stops after
-        // its first 0.1 s (QEMU's USB card just plugged in) is an attempt that failed, not a device back and lost
-        // again. Each change is said once.
+        // A device is announced back only once it has played something: one that opens but takes no frames
+        // (a wedged DAC) would otherwise flap between opened and lost every probe. Each change is said once.
         var announcedOpen = false
         var announcedLost = false
         var confirmAfter: Int64?
@@ -249,7 +247,7 @@ public final class LiveEngine: Sendable {
                     openFormat.store(OutputFormat(rate: opened.sampleRate, format: opened.sampleFormat).packed, ordering: .releasing)
                     deviceGeneration.add(1, ordering: .releasing)
                     decodeWake.signal() // off the hot path: once per device
-                    confirmAfter = framesWritten.load(ordering: .relaxed) + Int64(mixRate * 3 / 10)
+                    confirmAfter = framesWritten.load(ordering: .relaxed) + Int64(mixRate / 10)
                     openedAt = monotonicSeconds()
                 } catch {
                     if !everOpened && deviceGeneration.load(ordering: .relaxed) == 0 {
@@ -333,7 +331,7 @@ public final class LiveEngine: Sendable {
             let heard = written - Int64(output.delay())
             heardFrame.store(heard, ordering: .relaxed)
             heardMicros.store(Int64(monotonicSeconds() * 1e6), ordering: .releasing)
-            if let threshold = confirmAfter, heard >= threshold { // 0.3 s heard since it opened
+            if let threshold = confirmAfter, heard >= threshold { // 0.1 s heard since it opened
                 confirmAfter = nil
                 announcedOpen = true
                 announcedLost = false

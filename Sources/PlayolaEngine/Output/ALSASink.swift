@@ -23,12 +23,6 @@ public final class ALSASink: AudioSink {
     private var consecutiveXruns = 0
     /// Frames written since the PCM was opened: with the delay, whether a device that stalls ever took one.
     private var framesSinceOpen = 0
-    private var openedAt = 0.0
-    /// The first second after the open, when a device that took frames and stops is given up after about two
-    /// periods rather than half a second: QEMU's USB card, just plugged in, plays its first 0.1 s and
-    /// stops for good, and only a new open plays (the image test: 0.88 s lost on it, then a reopen that played).
-    /// A device that has taken nothing yet keeps the half second to start.
-    private static let startWindow = 1.0
     private static let maxConsecutiveXruns = 8
 
     private static let candidates: [(SampleFormat, snd_pcm_format_t, Int)] = [
@@ -108,7 +102,6 @@ public final class ALSASink: AudioSink {
         self.periodFrames = Int(periodSize)
         scratchFrames = max(1024, Int(periodSize))
         scratch = .allocate(byteCount: scratchFrames * 2 * 4, alignment: 16)
-        openedAt = monotonicSeconds()
     }
 
     deinit {
@@ -129,15 +122,11 @@ public final class ALSASink: AudioSink {
                     consecutiveXruns = 0
                     stalledSince = nil
                 } else if result == 0 || result == -Int(EAGAIN) {
-                    // The buffer is full: wait for room, at most two periods plus slack at a time (in the start
-                    // window, once the device has taken frames: one period plus slack, and it is given up after
-                    // one more period without room).
-                    let early = monotonicSeconds() - openedAt < Self.startWindow && framesSinceOpen > delay()
-                    let waited = snd_pcm_wait(pcm, Int32(early ? periodMilliseconds + 25 : periodMilliseconds * 2 + 50))
+                    // The buffer is full: wait for room, at most two periods plus slack at a time.
+                    let waited = snd_pcm_wait(pcm, Int32(periodMilliseconds * 2 + 50))
                     if waited == 0 {
                         let now = monotonicSeconds()
-                        let limit = early ? Double(periodMilliseconds) / 1000 : max(0.5, Double(periodMilliseconds * 2) / 1000)
-                        if let since = stalledSince, now - since > limit {
+                        if let since = stalledSince, now - since > max(0.5, Double(periodMilliseconds * 2) / 1000) {
                             // Two reasons, each said as it is: a device that played and stopped (unplugged, wedged),
                             // or one that has not taken a frame since it was opened (a card not yet running).
                             let started = framesSinceOpen > delay()
