@@ -62,6 +62,8 @@ public final class LiveEngine: Sendable {
     public let idleClose: Double?
     private let programEmpty = Atomic<Bool>(true)
     private let blockFrames = 1024
+    /// What a rewind leaves queued on the device: the decode thread's guard (40 ms), and at least two blocks.
+    private var rewindKeep: Int64 { Int64(max(mixRate / 25, 2 * blockFrames)) }
     let report: @Sendable (PlayEvent) -> Void
     private let onDevice: @Sendable (DeviceEvent) -> Void
     /// Device events from the render thread, handed on by the decode thread (`deliverDeviceEvents`).
@@ -265,8 +267,16 @@ public final class LiveEngine: Sendable {
             if !quiet { // a request waits for its voice, so the voice's first block is the one rewound to
                 let request = rewindTo.exchange(.max, ordering: .acquiringAndReleasing)
                 if request < blockStart, quietStart <= request {
-                    blockStart -= Int64(output.rewind(frames: Int(blockStart - request)))
-                    framesWritten.store(blockStart, ordering: .releasing)
+                    // The device played on while the voice was opened: never take back the frames about to be
+                    // heard. A rewind to the hardware's pointer empties the device, which underruns at once
+                    // (the image test's USB card then stood still after the xrun's prepare and was reopened,
+                    // again and again); a rewind that comes short is safe, the voice skips what it missed.
+                    let room = Int64(output.rewindableFrames()) - rewindKeep
+                    let frames = min(blockStart - request, room)
+                    if frames > 0 {
+                        blockStart -= Int64(output.rewind(frames: Int(frames)))
+                        framesWritten.store(blockStart, ordering: .releasing)
+                    }
                 }
             }
             Mixer.mix(slots, blockStart: blockStart, frames: blockFrames, into: buffer)
