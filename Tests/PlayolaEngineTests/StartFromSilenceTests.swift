@@ -32,6 +32,7 @@ final class StartFromSilenceTests: XCTestCase {
             let left = try Self.left(capture)
             let onset = try XCTUnwrap(left[asked...].firstIndex { abs($0) > 0.05 }, "no sound after the start")
             let latency = Double(onset - asked) / Double(Self.rate)
+            print("start \(attempt): heard \(Int(latency * 1000)) ms after it was asked for")
             XCTAssertLessThan(latency, 0.1, "start \(attempt): heard \(Int(latency * 1000)) ms after it was asked for")
             // What sounds is the spin, at full level: 700 Hz, not a burst of something else.
             let heard = Array(left[(onset + 2205)..<(onset + 2205 + Self.rate / 2)])
@@ -148,7 +149,7 @@ final class StartFromSilenceTests: XCTestCase {
         let left = card.leastLeft.load(ordering: .relaxed)
         print("rewinds \(card.rewinds.load(ordering: .relaxed)), fewest frames left queued by one \(left), underruns \(card.underruns.load(ordering: .relaxed))")
         XCTAssertGreaterThan(card.rewinds.load(ordering: .relaxed), 0, "a start from silence")
-        XCTAssertGreaterThanOrEqual(left, 2048, "a rewind keeps what is about to be heard")
+        XCTAssertGreaterThanOrEqual(left, 1024, "a rewind keeps what is about to be heard: a block")
         XCTAssertEqual(card.underruns.load(ordering: .relaxed), 0, "the device never ran dry")
         let tail = Array(card.captured.suffix(Self.rate / 4))
         XCTAssertGreaterThan(SignalAnalysis(samples: tail, rate: Double(Self.rate)).rms(from: 0, count: tail.count), 0.15, "the spin plays")

@@ -62,8 +62,9 @@ public final class LiveEngine: Sendable {
     public let idleClose: Double?
     private let programEmpty = Atomic<Bool>(true)
     private let blockFrames = 1024
-    /// What a rewind leaves queued on the device: the decode thread's guard (40 ms), and at least two blocks.
-    private var rewindKeep: Int64 { Int64(max(mixRate / 25, 2 * blockFrames)) }
+    /// What a rewind leaves queued on the device, however late it comes: one block, which covers the write of
+    /// the voice's first block that follows it at once (a start from silence waits that much longer: 23 ms).
+    private var rewindKeep: Int64 { Int64(blockFrames) }
     let report: @Sendable (PlayEvent) -> Void
     private let onDevice: @Sendable (DeviceEvent) -> Void
     /// Device events from the render thread, handed on by the decode thread (`deliverDeviceEvents`).
