@@ -104,19 +104,33 @@ final class ALSASinkTests: XCTestCase {
             while monotonicSeconds() < deadline { if condition() { return true }; usleep(20_000) }
             return condition()
         }
-        XCTAssertTrue(wait(3) { events.withLock { $0 } == [.opened] && engine.framesPlayed > 48000 / 2 }, "playing")
+        // The changes (opened, lost); each failed attempt to bring it back is an event of its own, for the log.
+        func changes() -> [LiveEngine.DeviceEvent] {
+            events.withLock { $0 }.filter { if case .attemptFailed = $0 { false } else { true } }
+        }
+        func attempts() -> [(AudioSinkError, Double?)] {
+            events.withLock { $0 }.compactMap { if case .attemptFailed(let error, let openFor) = $0 { (error, openFor) } else { nil } }
+        }
+        XCTAssertTrue(wait(3) { changes() == [.opened] && engine.framesPlayed > 48000 / 2 }, "playing")
         freeze(true)
-        XCTAssertTrue(wait(3) { events.withLock { $0 }.count == 2 }, "dropped")
+        XCTAssertTrue(wait(3) { changes().count == 2 }, "dropped")
         // Stopped for 3 s: it still opens, and each probe fills its buffer once, but it is not announced
         // back until it plays — no flapping, nothing more said, and little written into it.
         let frames = engine.framesPlayed
         usleep(3_000_000)
-        XCTAssertEqual(events.withLock { $0 }.count, 2, "\(events.withLock { $0 })")
+        XCTAssertEqual(changes().count, 2, "\(events.withLock { $0 })")
         XCTAssertLessThan(engine.framesPlayed - frames, 48000 * 3 / 2, "at most a buffer per probe")
+        // Each attempt says why it failed and when: a card that opens and never takes a frame.
+        let failed = attempts()
+        XCTAssertFalse(failed.isEmpty, "the failed attempts are reported")
+        for (error, openFor) in failed {
+            XCTAssertEqual(error, .deviceGone(device: "playola_stall", reason: "the device never started taking frames"))
+            XCTAssertNotNil(openFor, "it had opened")
+        }
         freeze(false)
-        XCTAssertTrue(wait(3) { events.withLock { $0 }.count == 3 && engine.framesPlayed > frames + 48000 / 4 }, "back and playing")
-        let seen = events.withLock { $0 }
-        print("device events: \(seen)")
+        XCTAssertTrue(wait(3) { changes().count == 3 && engine.framesPlayed > frames + 48000 / 4 }, "back and playing")
+        let seen = changes()
+        print("device events: \(events.withLock { $0 })")
         XCTAssertEqual(seen.first, .opened)
         XCTAssertEqual(seen[1], .lost(.deviceGone(device: "playola_stall", reason: "the device stopped taking frames")))
         XCTAssertEqual(seen.last, .opened)

@@ -18,6 +18,7 @@ extension LiveEngine {
         while running.load(ordering: .acquiring) {
             var hold: StreamHold?
             decodePasses.add(1, ordering: .releasing)
+            deliverDeviceEvents()
             guard anchorForDevice(&stream) else { continue }
             let cursor = framesWritten.load(ordering: .acquiring)
             let (program, programClock, started) = shared.withLock { ($0.program, $0.clock!, $0.started) }

@@ -62,8 +62,13 @@ public final class LiveEngine: Sendable {
     public let idleClose: Double?
     private let programEmpty = Atomic<Bool>(true)
     private let blockFrames = 1024
+    /// What a rewind leaves queued on the device, however late it comes: one block, which covers the write of
+    /// the voice's first block that follows it at once (a start from silence waits that much longer: 23 ms).
+    private var rewindKeep: Int64 { Int64(blockFrames) }
     let report: @Sendable (PlayEvent) -> Void
     private let onDevice: @Sendable (DeviceEvent) -> Void
+    /// Device events from the render thread, handed on by the decode thread (`deliverDeviceEvents`).
+    private let deviceEvents = DeviceMailbox<DeviceEvent>()
 
     public enum DeviceEvent: Sendable, Equatable {
         case opened
@@ -72,6 +77,10 @@ public final class LiveEngine: Sendable {
         case waiting(AudioSinkError)
         /// Closed after `idleClose` with nothing to play; opened again when the program fills.
         case closedIdle
+        /// While the device is away (lost, or not there at start), an attempt to bring it back failed: the
+        /// open itself (`openFor` nil), or a device that opened and failed before it played 0.1 s, `openFor`
+        /// seconds after it opened. For the log: the player's state does not change.
+        case attemptFailed(AudioSinkError, openFor: Double?)
     }
 
     struct Shared {
@@ -97,7 +106,8 @@ public final class LiveEngine: Sendable {
 
     /// - Parameters:
     ///   - openSink: opens the output (an ALSA PCM); called again after the device went away.
-    ///   - onDevice: device events, off the render thread's hot path (once per change).
+    ///   - onDevice: device events (once per change, and each failed attempt while the device is away), called
+    ///     on the decode thread: the render thread only posts them.
     public init(
         mixRate: Int, openSink: @escaping @Sendable () throws(AudioSinkError) -> any AudioSink, clock: any WallClock,
         probeInterval: Double = 2, idleClose: Double? = nil, report: @escaping @Sendable (PlayEvent) -> Void = { _ in },
@@ -184,6 +194,17 @@ public final class LiveEngine: Sendable {
     /// What the open device negotiated; nil while none is open.
     public var outputFormat: OutputFormat? { OutputFormat(packed: openFormat.load(ordering: .acquiring)) }
 
+    /// Called by the render thread: the decode thread, woken, hands the event on.
+    private func post(_ event: DeviceEvent) {
+        deviceEvents.post(event)
+        decodeWake.signal()
+    }
+
+    /// Called by the decode thread at each pass: the render thread's device events, in order, to `onDevice`.
+    func deliverDeviceEvents() {
+        while let event = deviceEvents.take() { onDevice(event) }
+    }
+
     // MARK: render thread
 
     private func renderLoop() {
@@ -202,6 +223,7 @@ public final class LiveEngine: Sendable {
         var announcedOpen = false
         var announcedLost = false
         var confirmAfter: Int64?
+        var openedAt = 0.0
         /// The first frame of the silence at the end of what was written (`quietFrom`), Int64.max if none.
         var quietStart = Int64.max
         while running.load(ordering: .acquiring) {
@@ -229,10 +251,13 @@ public final class LiveEngine: Sendable {
                     deviceGeneration.add(1, ordering: .releasing)
                     decodeWake.signal() // off the hot path: once per device
                     confirmAfter = framesWritten.load(ordering: .relaxed) + Int64(mixRate / 10)
+                    openedAt = monotonicSeconds()
                 } catch {
                     if !everOpened && deviceGeneration.load(ordering: .relaxed) == 0 {
                         everOpened = true // said once
-                        onDevice(.waiting(error))
+                        post(.waiting(error))
+                    } else {
+                        post(.attemptFailed(error, openFor: nil))
                     }
                     _ = probeWake.wait(timeout: .now() + probeInterval)
                 }
@@ -243,8 +268,16 @@ public final class LiveEngine: Sendable {
             if !quiet { // a request waits for its voice, so the voice's first block is the one rewound to
                 let request = rewindTo.exchange(.max, ordering: .acquiringAndReleasing)
                 if request < blockStart, quietStart <= request {
-                    blockStart -= Int64(output.rewind(frames: Int(blockStart - request)))
-                    framesWritten.store(blockStart, ordering: .releasing)
+                    // The device played on while the voice was opened: never take back the frames about to be
+                    // heard. A rewind to the hardware's pointer empties the device, which underruns at once
+                    // (the image test's USB card then stood still after the xrun's prepare and was reopened,
+                    // again and again); a rewind that comes short is safe, the voice skips what it missed.
+                    let room = Int64(output.rewindableFrames()) - rewindKeep
+                    let frames = min(blockStart - request, room)
+                    if frames > 0 {
+                        blockStart -= Int64(output.rewind(frames: Int(frames)))
+                        framesWritten.store(blockStart, ordering: .releasing)
+                    }
                 }
             }
             Mixer.mix(slots, blockStart: blockStart, frames: blockFrames, into: buffer)
@@ -271,7 +304,11 @@ public final class LiveEngine: Sendable {
                 deviceOpen.store(false, ordering: .releasing)
                 openFormat.store(0, ordering: .releasing)
                 confirmAfter = nil
-                if announcedOpen || !announcedLost { onDevice(.lost(error)) }
+                if announcedOpen || !announcedLost {
+                    post(.lost(error))
+                } else {
+                    post(.attemptFailed(error, openFor: monotonicSeconds() - openedAt))
+                }
                 announcedOpen = false
                 announcedLost = true
                 continue
@@ -287,7 +324,7 @@ public final class LiveEngine: Sendable {
                     openFormat.store(0, ordering: .releasing)
                     confirmAfter = nil
                     announcedOpen = false
-                    onDevice(.closedIdle)
+                    post(.closedIdle)
                     continue
                 }
                 idleSince = idleSince ?? now
@@ -309,7 +346,7 @@ public final class LiveEngine: Sendable {
                 confirmAfter = nil
                 announcedOpen = true
                 announcedLost = false
-                onDevice(.opened)
+                post(.opened)
             }
         }
     }

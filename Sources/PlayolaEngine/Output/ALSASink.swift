@@ -21,6 +21,8 @@ public final class ALSASink: AudioSink {
     private let scratchFrames: Int
     /// Underruns in a row without a successful write between them.
     private var consecutiveXruns = 0
+    /// Frames written since the PCM was opened: with the delay, whether a device that stalls ever took one.
+    private var framesSinceOpen = 0
     private static let maxConsecutiveXruns = 8
 
     private static let candidates: [(SampleFormat, snd_pcm_format_t, Int)] = [
@@ -128,6 +130,7 @@ public final class ALSASink: AudioSink {
                 let result = snd_pcm_writei(pcm, chunk + written * 2 * bytesPerSample, snd_pcm_uframes_t(count - written))
                 if result > 0 {
                     written += result
+                    framesSinceOpen += result
                     consecutiveXruns = 0
                     stalledSince = nil
                 } else if result == 0 || result == -Int(EAGAIN) {
@@ -136,7 +139,11 @@ public final class ALSASink: AudioSink {
                     if waited == 0 {
                         let now = monotonicSeconds()
                         if let since = stalledSince, now - since > max(0.5, Double(periodMilliseconds * 2) / 1000) {
-                            throw .deviceGone(device: device, reason: "the device stopped taking frames")
+                            // Two reasons, each said as it is: a device that played and stopped (unplugged, wedged),
+                            // or one that has not taken a frame since it was opened (a card not yet running).
+                            let started = framesSinceOpen > delay()
+                            throw .deviceGone(device: device, reason: started ? "the device stopped taking frames"
+                                                                            : "the device never started taking frames")
                         }
                         stalledSince = stalledSince ?? now
                     } else if waited < 0 {

@@ -185,6 +185,7 @@ public actor StationPlayer {
         case .lost: outputLost(.deviceLost)
         case .waiting: outputLost(.noDevice)
         case .closedIdle: break // closed on purpose after a silence: nothing is lost
+        case .attemptFailed: break // still away: said in the log only
         }
     }
 
