@@ -105,7 +105,7 @@ final class ServiceTests: XCTestCase {
                 environment["WATCHDOG_USEC"] = "1000000"
             }
             process.environment = environment
-            if logPath != "/dev/null" { FileManager.default.createFile(atPath: logPath, contents: nil) }
+            if logPath != "/dev/null" { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
             process.standardError = FileHandle(forWritingAtPath: logPath)
             try process.run()
             self.process = process

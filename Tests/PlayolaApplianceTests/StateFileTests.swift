@@ -18,9 +18,9 @@ final class DamagedStateTests: XCTestCase {
             let stateDir = service.folder + "/state"
             let statePath = stateDir + "/state.json"
             try FileManager.default.createDirectory(atPath: stateDir, withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: statePath, contents: Data(damage.bytes))
+            _ = FileManager.default.createFile(atPath: statePath, contents: Data(damage.bytes))
             if damage.name == "garbage" {
-                FileManager.default.createFile(atPath: stateDir + "/device-id", contents: Data("not-a-uuid\n".utf8))
+                _ = FileManager.default.createFile(atPath: stateDir + "/device-id", contents: Data("not-a-uuid\n".utf8))
             }
             service.logPath = service.folder + "/service.log"
             try service.start()
@@ -54,7 +54,7 @@ final class UnwritableStateTests: XCTestCase {
     func testAStateThatCannotBeWrittenIsReportedOnceAndPlayContinues() throws {
         let service = try ServiceTests.Service()
         let blocker = service.folder + "/not-a-directory"
-        FileManager.default.createFile(atPath: blocker, contents: Data("a file\n".utf8))
+        _ = FileManager.default.createFile(atPath: blocker, contents: Data("a file\n".utf8))
         let good = try String(contentsOfFile: service.config, encoding: .utf8)
         try good.replacingOccurrences(of: "state_dir = \(service.folder)/state", with: "state_dir = \(blocker)/state")
             .write(toFile: service.config, atomically: true, encoding: .utf8)
