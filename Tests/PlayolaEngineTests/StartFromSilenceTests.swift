@@ -165,7 +165,8 @@ final class StartFromSilenceTests: XCTestCase {
         let left = card.leastLeft.load(ordering: .relaxed)
         print("rewinds \(card.rewinds.load(ordering: .relaxed)), fewest frames left queued by one \(left), underruns \(card.underruns.load(ordering: .relaxed))")
         XCTAssertGreaterThan(card.rewinds.load(ordering: .relaxed), 0, "a start from silence")
-        XCTAssertGreaterThanOrEqual(left, 1024, "a rewind keeps what is about to be heard: a block")
+        // A block, less what the card's clock played between the engine's rewindableFrames() and its rewind.
+        XCTAssertGreaterThanOrEqual(left, 1024 - Self.rate / 1000, "a rewind keeps what is about to be heard: a block")
         XCTAssertEqual(card.underruns.load(ordering: .relaxed), 0, "the device never ran dry")
         let tail = Array(card.captured.suffix(Self.rate / 4))
         XCTAssertGreaterThan(SignalAnalysis(samples: tail, rate: Double(Self.rate)).rms(from: 0, count: tail.count), 0.15, "the spin plays")

@@ -63,7 +63,7 @@ public final class ALSASink: AudioSink {
         pcm = opened.pcm
         let (chosen, rate) = (opened.format, opened.rate)
         var bufferTimeUS = UInt32(bufferTime * 1_000_000)
-        var periodTimeUS = bufferTimeUS / 4
+        var periodTimeUS = bufferTimeUS / 6
         var direction: Int32 = 0
         snd_pcm_hw_params_set_buffer_time_near(pcm, params, &bufferTimeUS, &direction)
         snd_pcm_hw_params_set_period_time_near(pcm, params, &periodTimeUS, &direction)
