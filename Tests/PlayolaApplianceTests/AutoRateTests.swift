@@ -10,9 +10,9 @@ final class AutoRateTests: XCTestCase {
     func testAutoOpensA44kDeviceAt44kAndPlaysTheFileUnresampled() throws {
         let run = try play(deviceRate: 44100, configured: "auto")
         XCTAssertEqual(run.status["deviceRate"] as? Int, 44100)
-        XCTAssertEqual(run.status["deviceFormat"] as? String, "s32")
+        XCTAssertEqual(run.status["deviceFormat"] as? String, "s16", "the card's own format, asked of the plug first")
         XCTAssertEqual(run.toneHz, 500, accuracy: 5, "the 500 Hz file, heard at the device's 44.1 kHz")
-        // Unresampled, each captured sample is the file's own (volume 100, S32 → S16 in plug: ±1 LSB).
+        // Unresampled, each captured sample is the file's own (volume 100, our float → S16: ±1 LSB).
         XCTAssertLessThanOrEqual(run.worstDifferenceFromFile, 1, "no resampler between the file and the device")
     }
 

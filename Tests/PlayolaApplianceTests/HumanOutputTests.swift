@@ -49,7 +49,7 @@ final class HumanOutputTests: XCTestCase {
         XCTAssertEqual(shown["Station"], "low (local folder)")
         XCTAssertTrue(shown["Playing"]?.hasPrefix("low  ") ?? false, status.out)
         XCTAssertTrue(shown["Playing"]?.hasSuffix(" / 1:30") ?? false, "the 90 s tone's length: \(status.out)")
-        XCTAssertEqual(shown["Device"], "playola_test (open, 48000 Hz, s32)", "the rate and format alsa-lib's plug device negotiated")
+        XCTAssertEqual(shown["Device"], "playola_test (open, 48000 Hz, s16)", "the rate and format negotiated: the card's own, asked of its plug first")
         XCTAssertNil(shown["Network"], "a local folder has no server")
         XCTAssertEqual(shown["Volume"], "80%")
         XCTAssertTrue(shown["Cache"]?.hasSuffix("of 16.0 MiB (0 files)") ?? false, status.out)
@@ -68,7 +68,7 @@ final class HumanOutputTests: XCTestCase {
         XCTAssertEqual(spin["length"] as? Double, 90)
         XCTAssertEqual(object["stationType"] as? String, "local")
         XCTAssertEqual(object["deviceRate"] as? Int, 48000)
-        XCTAssertEqual(object["deviceFormat"] as? String, "s32")
+        XCTAssertEqual(object["deviceFormat"] as? String, "s16")
 
         let next = try run(service, "next")
         XCTAssertEqual(next.status, 0, next.error)
