@@ -49,6 +49,23 @@ final class ALSASinkTests: XCTestCase {
         XCTAssertGreaterThan(SignalAnalysis(samples: wav.left, rate: 48000).rms(from: 48000, count: 48000), 0.1)
     }
 
+    /// Through a `plug`, the card's own format when it is one of ours (no conversion); a card that takes none
+    /// of ours (8-bit) is opened again with the plug's conversion, in the first format we prefer.
+    func testAPlugGivesTheCardsOwnFormatElseConvertsOurs() throws {
+        let folder = Fixtures.temporaryDirectory("alsa-plug-format")
+        let configuration = folder + "/asound.conf"
+        try """
+        pcm.playola_s24card { type plug slave { pcm "null" format S24_3LE } }
+        pcm.playola_u8card { type plug slave { pcm "null" format U8 } }
+        """.write(toFile: configuration, atomically: true, encoding: .utf8)
+        setenv("ALSA_CONFIG_PATH", "/usr/share/alsa/alsa.conf:" + configuration, 1)
+        let native = try ALSASink(device: "playola_s24card", sampleRate: 48000)
+        XCTAssertEqual(native.format, .s24)
+        XCTAssertEqual(native.bytesPerSample, 3, "S24_3LE, the card's own")
+        let converted = try ALSASink(device: "playola_u8card", sampleRate: 48000)
+        XCTAssertEqual(converted.format, .s32, "none of ours is the card's: the plug converts our first choice")
+    }
+
     /// Issue 6, "must be shown" 1: a device that accepts writes but stops consuming frames (a wedged DAC, a
     /// stalled dmix) is dropped as gone within about half a second rather than waited on forever; the engine
     /// then probes for it, and plays again once it runs. Through a real alsa-lib PCM: a test plugin

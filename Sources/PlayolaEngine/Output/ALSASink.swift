@@ -3,7 +3,7 @@ import CALSAQuiet
 import Glibc
 import PlayolaSupport
 
-/// Plays the mix on an ALSA PCM. Opens in blocking mode, negotiates the sample format (in order of
+/// Plays the mix on an ALSA PCM. Opens it non-blocking, negotiates the sample format (in order of
 /// preference), the rate (the one asked for, else the other of 48/44.1 kHz — never ALSA's resampler) and
 /// a buffer of `bufferTime`. All error recovery is in `recover`, which decides by the error and the PCM
 /// state, as MPD's `Recover()` does; callers see typed errors only for what they must act on.
@@ -47,21 +47,14 @@ public final class ALSASink: AudioSink {
         // format conversion: a plug offers every format and would turn our S32 into the card's own (most USB
         // DACs: S16 or S24_3LE), a conversion that can take back only its last write, so queued silence
         // could not be replaced (start from silence). A card that takes none of ours is opened again with it.
-        var opened: (pcm: OpaquePointer, format: (SampleFormat, Int), rate: UInt32)?
-        for mode in [SND_PCM_NONBLOCK | SND_PCM_NO_AUTO_FORMAT, SND_PCM_NONBLOCK] where opened == nil {
-            var handle: OpaquePointer?
-            let status = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, mode)
-            guard status >= 0, let handle else { throw Self.classify(status, device: device, during: "open") }
-            switch Self.negotiate(handle, params, formats: formats, sampleRate: sampleRate) {
-            case .success(let (format, rate)): opened = (handle, format, rate)
-            case .failure(let refusal):
-                snd_pcm_close(handle)
-                if mode == SND_PCM_NONBLOCK { throw .unsupported(device: device, reason: refusal.reason) }
-            }
+        var opened = try Self.open(device, mode: SND_PCM_NONBLOCK | SND_PCM_NO_AUTO_FORMAT, params, formats: formats, sampleRate: sampleRate)
+        if case .failure = opened { opened = try Self.open(device, mode: SND_PCM_NONBLOCK, params, formats: formats, sampleRate: sampleRate) }
+        let agreed: Negotiated
+        switch opened {
+        case .success(let negotiated): agreed = negotiated
+        case .failure(let refusal): throw .unsupported(device: device, reason: refusal.reason)
         }
-        guard let opened else { throw .unsupported(device: device, reason: "no configuration") }
-        pcm = opened.pcm
-        let (chosen, rate) = (opened.format, opened.rate)
+        pcm = agreed.pcm
         var bufferTimeUS = UInt32(bufferTime * 1_000_000)
         var periodTimeUS = bufferTimeUS / 6
         var direction: Int32 = 0
@@ -84,9 +77,9 @@ public final class ALSASink: AudioSink {
         snd_pcm_sw_params(pcm, software)
         snd_pcm_sw_params_free(software)
 
-        self.sampleRate = Int(rate)
-        self.format = chosen.0
-        self.bytesPerSample = chosen.1
+        self.sampleRate = Int(agreed.rate)
+        self.format = agreed.format
+        self.bytesPerSample = agreed.bytes
         self.bufferFrames = Int(bufferSize)
         self.periodFrames = Int(periodSize)
         scratchFrames = max(1024, Int(periodSize))
@@ -95,25 +88,42 @@ public final class ALSASink: AudioSink {
 
     private struct Refusal: Error { var reason: String }
 
-    /// Interleaved stereo in the first of `formats` the PCM takes, at `sampleRate` or the other common rate.
-    private static func negotiate(
-        _ pcm: OpaquePointer, _ params: OpaquePointer?, formats: [SampleFormat], sampleRate: Int
-    ) -> Result<((SampleFormat, Int), UInt32), Refusal> {
+    /// What a PCM agreed to: our sample format, its bytes per sample on the device, and the rate.
+    private struct Negotiated {
+        var pcm: OpaquePointer
+        var format: SampleFormat
+        var bytes: Int
+        var rate: UInt32
+    }
+
+    /// Opens `device` in `mode` and negotiates into `params` interleaved stereo in the first of `formats` it
+    /// takes, at `sampleRate` or the other common rate; a PCM that refuses is closed again, and says why.
+    private static func open(
+        _ device: String, mode: Int32, _ params: OpaquePointer?, formats: [SampleFormat], sampleRate: Int
+    ) throws(AudioSinkError) -> Result<Negotiated, Refusal> {
+        var handle: OpaquePointer?
+        let status = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, mode)
+        guard status >= 0, let pcm = handle else { throw classify(status, device: device, during: "open") }
         snd_pcm_hw_params_any(pcm, params)
         snd_pcm_hw_params_set_rate_resample(pcm, params, 0)
-        guard snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED) >= 0 else {
-            return .failure(Refusal(reason: "interleaved access refused"))
-        }
-        guard snd_pcm_hw_params_set_channels(pcm, params, 2) >= 0 else { return .failure(Refusal(reason: "stereo refused")) }
-        let chosen = candidates.first { ours, theirs, _ in
+        let refusal: String
+        if snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED) < 0 {
+            refusal = "interleaved access refused"
+        } else if snd_pcm_hw_params_set_channels(pcm, params, 2) < 0 {
+            refusal = "stereo refused"
+        } else if let (ours, _, bytes) = candidates.first(where: { ours, theirs, _ in
             formats.contains(ours) && snd_pcm_hw_params_test_format(pcm, params, theirs) == 0
                 && snd_pcm_hw_params_set_format(pcm, params, theirs) == 0
+        }) {
+            for rate in [sampleRate, sampleRate == 44100 ? 48000 : 44100] where snd_pcm_hw_params_set_rate(pcm, params, UInt32(rate), 0) == 0 {
+                return .success(Negotiated(pcm: pcm, format: ours, bytes: bytes, rate: UInt32(rate)))
+            }
+            refusal = "neither 48000 nor 44100 Hz is accepted"
+        } else {
+            refusal = "no sample format of \(formats.map(\.rawValue)) is accepted"
         }
-        guard let chosen else { return .failure(Refusal(reason: "no sample format of \(formats.map(\.rawValue)) is accepted")) }
-        for candidate in [sampleRate, sampleRate == 44100 ? 48000 : 44100] {
-            if snd_pcm_hw_params_set_rate(pcm, params, UInt32(candidate), 0) == 0 { return .success(((chosen.0, chosen.2), UInt32(candidate))) }
-        }
-        return .failure(Refusal(reason: "neither 48000 nor 44100 Hz is accepted"))
+        snd_pcm_close(pcm)
+        return .failure(Refusal(reason: refusal))
     }
 
     deinit {
