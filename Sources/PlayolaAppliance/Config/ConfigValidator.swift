@@ -52,6 +52,8 @@ struct ConfigValidator {
     var config = ApplianceConfig()
     /// The `[cache] dir` line, for the cache directory's cross-check.
     var cacheDirLine: Int?
+    /// The `[playola] api` line, for the warning about a token sent unencrypted.
+    var apiLine: Int?
     /// `[playola] token_file` and `token`, checked together once the section is read.
     var tokenFileEntry: INIEntry?
     var tokenEntry: INIEntry?
@@ -63,6 +65,7 @@ struct ConfigValidator {
     init(file: String) { self.file = file }
 
     mutating func validate(_ ini: INIFile) -> ApplianceConfig? {
+        for found in ini.controlCharacters { error(found.message, found.line) }
         var sectionsByName: [String: [INIEntry]] = [:]
         var stationHeaders: [(name: String, line: Int)] = []
         var accepted: Set<Int> = []
@@ -138,11 +141,7 @@ struct ConfigValidator {
             error("no station is configured: add a [station NAME] section", 0)
         } else if !stationHeaders.isEmpty {
             // Named stations count even when their section has an error, so one mistake is not reported twice.
-            let names = stationHeaders.map(\.name)
-            for reference in stationReferences where !names.contains(reference.name) {
-                error("station '\(reference.name)' is not configured; stations are: \(names.joined(separator: ", "))",
-                      reference.line)
-            }
+            checkStationReferences(names: stationHeaders.map(\.name))
         }
         checkGPIOLines()
 
@@ -185,6 +184,9 @@ struct ConfigValidator {
         case (nil, nil):
             break
         }
+        if config.playola.tokenSource != nil, let apiLine, config.playola.api.hasPrefix("http://") {
+            warning("api is http://: the token travels unencrypted to \(config.playola.api); use https://", apiLine)
+        }
     }
 
     private mutating func checkTokenFile(_ entry: INIEntry) {
@@ -220,22 +222,6 @@ struct ConfigValidator {
                 continue
             }
             read(entry, Self.gpio)
-        }
-    }
-
-    private mutating func readNetwork(_ entries: [INIEntry]) {
-        var values: [String: String] = [:]
-        for entry in entries {
-            guard NetworkSettings.keys.contains(entry.key) else {
-                unknownKey(entry, known: NetworkSettings.keys)
-                continue
-            }
-            values[entry.key] = entry.value
-            if let problem = NetworkSettings.problem(key: entry.key, value: entry.value) { error(problem, entry.line) }
-        }
-        for (key, message, isError) in NetworkSettings.crossProblems(values) {
-            let line = entries.last { $0.key == key }?.line ?? 0
-            if isError { error(message, line) } else { warning(message, line) }
         }
     }
 
@@ -297,12 +283,34 @@ struct ConfigValidator {
             kind = .stream(url: url, headers: headers)
         default:
             guard let path = required("path", "a"), absolutePath(path) != nil else { return nil }
+            // Not an error: a USB stick may come later, and an error would also cost the owner the Wi-Fi.
+            if let problem = Self.folderProblem(path.value) { warning("station '\(name)': \(problem)", path.line) }
             kind = .local(path: path.value)
         }
         return valid ? StationConfig(name: name, kind: kind, line: line) : nil
     }
 
     // MARK: Cross-checks
+
+    /// Each reference to a station that is not configured, with the nearest name or a few of them: never
+    /// the whole list, which for a file of many stations made every error as long as the file.
+    private mutating func checkStationReferences(names: [String]) {
+        let configured = Set(names)
+        var suggested = 0
+        for reference in stationReferences where !configured.contains(reference.name) {
+            // Beyond the first few the errors are not printed (`Diagnostic.bounded`), so not worth a search each.
+            var suggestion: String?
+            if suggested < Diagnostic.shownPerKind {
+                suggestion = DidYouMean.closest(to: reference.name, in: names)
+                suggested += 1
+            }
+            let shown = 5
+            let hint = suggestion.map { "did you mean '\($0)'?" }
+                ?? "stations are: " + names.prefix(shown).joined(separator: ", ")
+                + (names.count > shown ? " and \(Diagnostic.grouped(names.count - shown)) more" : "")
+            error("station '\(reference.name)' is not configured; \(hint)", reference.line)
+        }
+    }
 
     private mutating func checkGPIOLines() {
         var firstUse: [LineRef: Int] = [:]
@@ -366,6 +374,16 @@ struct ConfigValidator {
         name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
     }
 
+    /// Why a local station's folder cannot be read now, or nil.
+    static func folderProblem(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            return errno == ENOENT ? "folder \(path) does not exist: the station plays nothing until it does"
+                : "folder \(path): \(Errno.current)"
+        }
+        return info.st_mode & S_IFMT == S_IFDIR ? nil : "\(path) is not a folder"
+    }
+
     static func isHeaderLine(_ text: String) -> Bool {
         guard let colon = text.firstIndex(of: ":") else { return false }
         let name = text[..<colon]
@@ -383,7 +401,7 @@ struct ConfigValidator {
 
     // MARK: Reporting
 
-    private mutating func unknownKey(_ entry: INIEntry, known: [String]) {
+    mutating func unknownKey(_ entry: INIEntry, known: [String]) {
         var suggestion = DidYouMean.suffix(for: entry.key, in: known)
         let words = entry.key.split(separator: " ", maxSplits: 1)
         if entry.section == "gpio", words.count == 2,
