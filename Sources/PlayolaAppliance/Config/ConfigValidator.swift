@@ -8,7 +8,7 @@ extension ApplianceConfig {
         do throws(ConfigError) {
             return load(bytes: try INIFile.read(path), file: path)
         } catch {
-            return (nil, [.error(error.message, file: path, line: error.line)])
+            return (nil, error.diagnostics(file: path))
         }
     }
 
@@ -19,7 +19,7 @@ extension ApplianceConfig {
         do throws(ConfigError) {
             ini = try INIFile.parse(bytes: bytes)
         } catch {
-            return (nil, [.error(error.message, file: file, line: error.line)])
+            return (nil, error.diagnostics(file: file))
         }
         var validator = ConfigValidator(file: file)
         let config = validator.validate(ini)
@@ -65,7 +65,6 @@ struct ConfigValidator {
     init(file: String) { self.file = file }
 
     mutating func validate(_ ini: INIFile) -> ApplianceConfig? {
-        for found in ini.controlCharacters { error(found.message, found.line) }
         var sectionsByName: [String: [INIEntry]] = [:]
         var stationHeaders: [(name: String, line: Int)] = []
         var accepted: Set<Int> = []
@@ -296,11 +295,13 @@ struct ConfigValidator {
     /// the whole list, which for a file of many stations made every error as long as the file.
     private mutating func checkStationReferences(names: [String]) {
         let configured = Set(names)
+        // Each search compares the name with every station: with thousands of each (a generated file), only
+        // the first few references get one, the ones printed (`Diagnostic.bounded`).
+        let searchEach = names.count * stationReferences.count <= 100_000
         var suggested = 0
         for reference in stationReferences where !configured.contains(reference.name) {
-            // Beyond the first few the errors are not printed (`Diagnostic.bounded`), so not worth a search each.
             var suggestion: String?
-            if suggested < Diagnostic.shownPerKind {
+            if searchEach || suggested < Diagnostic.shownPerKind {
                 suggestion = DidYouMean.closest(to: reference.name, in: names)
                 suggested += 1
             }

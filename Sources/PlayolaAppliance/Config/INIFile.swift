@@ -33,11 +33,15 @@ enum ConfigError: Error, Sendable, Equatable {
     case utf16
     /// `character` counts from 1 on its line.
     case notUTF8(line: Int, character: Int, byte: UInt8)
+    /// Each line's first; nothing else is checked in a file that holds one, as libinih's reading of it is not
+    /// what it looks like (`TextScan`).
+    case controlCharacters([TextScan.ControlCharacter])
 
     var line: Int {
         switch self {
         case .unreadable, .tooLarge, .utf16: 0
         case .syntax(let line), .lineTooLong(let line, _), .notUTF8(let line, _, _): line
+        case .controlCharacters(let found): found.first?.line ?? 0
         }
     }
 
@@ -50,7 +54,14 @@ enum ConfigError: Error, Sendable, Equatable {
         case .utf16: "not UTF-8 text (it looks like UTF-16: save it as UTF-8)"
         case .notUTF8(_, let character, let byte):
             "not UTF-8 text: character \(character) is the byte \(TextScan.hex(byte)), which UTF-8 does not allow there (save the file as UTF-8)"
+        case .controlCharacters(let found): found.first?.message ?? ""
         }
+    }
+
+    /// As the findings about `file`: one for each control character, else the one.
+    func diagnostics(file: String) -> [Diagnostic] {
+        guard case .controlCharacters(let found) = self else { return [.error(message, file: file, line: line)] }
+        return found.map { .error($0.message, file: file, line: $0.line) }
     }
 }
 
@@ -58,9 +69,6 @@ enum ConfigError: Error, Sendable, Equatable {
 struct INIFile: Sendable, Equatable {
     var sections: [INISection] = []
     var entries: [INIEntry] = []
-    /// Found on the raw bytes, before libinih: it stops a line at a NUL, strips a CR, VT or FF before a `;`
-    /// as a blank, and takes a line that starts with one as the continuation of the previous value.
-    var controlCharacters: [TextScan.ControlCharacter] = []
 
     static func parse(path: String) throws(ConfigError) -> INIFile {
         try parse(bytes: try read(path))
@@ -72,6 +80,7 @@ struct INIFile: Sendable, Equatable {
 
     static func parse(bytes: [UInt8]) throws(ConfigError) -> INIFile {
         let controlCharacters = try TextScan.controlCharacters(inUTF8: bytes)
+        if !controlCharacters.isEmpty { throw .controlCharacters(controlCharacters) }
         let feeder = LineFeeder(bytes)
         let user = Unmanaged.passUnretained(feeder).toOpaque()
         // Parsing a stream we feed ourselves is how we learn line numbers: this libinih is built without
@@ -81,9 +90,7 @@ struct INIFile: Sendable, Equatable {
             .compactMap { $0 }.min { $0.line < $1.line }
         if let firstError { throw firstError }
         if result < 0 { throw ConfigError.unreadable(reason: Errno(ENOMEM).description) }
-        var file = feeder.file
-        file.controlCharacters = controlCharacters
-        return file
+        return feeder.file
     }
 
     /// Far more than any INI written by hand; a bigger file is a wrong path, not a config.

@@ -1,7 +1,8 @@
 /// What a config file's bytes must be before libinih reads them: UTF-8 text without control characters.
 /// libinih reads C strings: it stops a line at a NUL, takes a CR, VT or FF before `;` for a blank (so the rest
 /// is a comment) and a line starting with one for the continuation of the previous value, and passes any
-/// other control character on. Checked here, on the raw bytes, what the validator sees is what there is.
+/// other control character on. Checked here, on the raw bytes, before it, what the validator sees is what
+/// there is.
 enum TextScan {
     /// A control character (C0 but tab and the line feed, and DEL; a CR only where it ends a line).
     struct ControlCharacter: Sendable, Equatable {
