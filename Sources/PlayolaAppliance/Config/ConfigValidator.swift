@@ -298,18 +298,17 @@ struct ConfigValidator {
         // Each search compares the name with every station: with thousands of each (a generated file), only
         // the first few references get one, the ones printed (`Diagnostic.bounded`).
         let searchEach = names.count * stationReferences.count <= 100_000
-        var suggested = 0
+        let listed = 5
+        let list = "stations are: " + names.prefix(listed).joined(separator: ", ")
+            + (names.count > listed ? " and \(Diagnostic.grouped(names.count - listed)) more" : "")
+        var searched = 0
         for reference in stationReferences where !configured.contains(reference.name) {
             var suggestion: String?
-            if searchEach || suggested < Diagnostic.shownPerKind {
+            if searchEach || searched < Diagnostic.shownPerKind {
                 suggestion = DidYouMean.closest(to: reference.name, in: names)
-                suggested += 1
+                searched += 1
             }
-            let shown = 5
-            let hint = suggestion.map { "did you mean '\($0)'?" }
-                ?? "stations are: " + names.prefix(shown).joined(separator: ", ")
-                + (names.count > shown ? " and \(Diagnostic.grouped(names.count - shown)) more" : "")
-            error("station '\(reference.name)' is not configured; \(hint)", reference.line)
+            error("station '\(reference.name)' is not configured; " + (suggestion.map { "did you mean '\($0)'?" } ?? list), reference.line)
         }
     }
 
