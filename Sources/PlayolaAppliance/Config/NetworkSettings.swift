@@ -96,9 +96,8 @@ extension ConfigValidator {
         let printable = { (character: Character) in character.isASCII && (0x20...0x7E).contains(character.asciiValue ?? 0) }
         if let found = text.enumerated().first(where: { !printable($0.element) }) {
             let (position, character) = (found.offset, found.element)
-            // Any control character but a tab is the file's error (`TextScan`), reported with its place.
-            guard character == "\t" || !character.isASCII else { return nil }
-            let shown = character == "\t" ? "a tab" : "'\(character)'"
+            // Other control characters stop the file before it is validated (`TextScan`); still said, not dropped.
+            let shown = character == "\t" ? "a tab" : character.isASCII ? "a control character" : "'\(character)'"
             error("wifi_psk holds \(shown) (character \(position + 1) of the passphrase), which is not printable ASCII: \(rule)", entry.line)
             return nil
         }
