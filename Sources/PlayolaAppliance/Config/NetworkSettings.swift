@@ -88,10 +88,9 @@ extension ConfigValidator {
                      fix: "give the network's 64-hex-digit key instead (wpa_passphrase prints it)") else { return nil }
         let text = unquoted(entry, what: "the passphrase is the \(Self.inner(entry.value).count) characters inside them")
         if text.isEmpty { return .open }
-        // ASCII digits only: Character.isHexDigit takes fullwidth ones too.
-        if text.utf8.count == 64 && text.utf8.allSatisfy({ UInt8(ascii: "0")...UInt8(ascii: "9") ~= $0 || UInt8(ascii: "a")...UInt8(ascii: "f") ~= ($0 | 0x20) }) {
-            return .key(text.lowercased())
-        }
+        // ASCII hex digits only: Character.isHexDigit takes fullwidth ones too.
+        let isHexDigit = { (byte: UInt8) in (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte | 0x20) }
+        if text.utf8.count == 64 && text.utf8.allSatisfy(isHexDigit) { return .key(text.lowercased()) }
         let rule = "a passphrase is 8 to 63 printable ASCII characters, or give the 64-hex-digit key"
         let printable = { (character: Character) in character.isASCII && (0x20...0x7E).contains(character.asciiValue ?? 0) }
         if let found = text.enumerated().first(where: { !printable($0.element) }) {
