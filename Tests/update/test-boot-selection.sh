@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# The A/B boot selection of image/uboot/boot.cmd, run by Debian's U-Boot for QEMU's arm64 virt board
+# (u-boot-qemu's qemu_arm64, as -bios) on a small card: the FAT partition with boot.scr, root slots A and B
+# (partitions 2 and 3) each holding a stand-in kernel that says its slot and powers off
+# (Tests/update/stand-in-kernel.S), a persistent partition. Each boot is a fresh QEMU run on the same card,
+# its serial console read; the boot state is read and written between boots as RAUC does, with fw_printenv
+# and fw_setenv (image/uboot/fw_env.config's format). Shows: A booted with its tries counted down, B once
+# A's are spent, the order and counts fw_setenv writes obeyed, a slot whose kernel does not load spending
+# its try and the next slot booted, both slots given their tries back when neither has any, and a damaged
+# state file starting over.
+# Usage: Tests/update/test-boot-selection.sh      KEEP=1 keeps the work directory.
+# Needs script/setup --update (u-boot-qemu, u-boot-tools, libubootenv-tool, qemu-system-arm, dosfstools,
+# mtools, fdisk, e2fsprogs, binutils-aarch64-linux-gnu).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+. Tests/packaging/checks.sh
+
+firmware=/usr/lib/u-boot/qemu_arm64/u-boot.bin
+for tool in qemu-system-aarch64 mkimage fw_printenv fw_setenv mkfs.vfat mcopy sfdisk mke2fs \
+    aarch64-linux-gnu-as aarch64-linux-gnu-ld aarch64-linux-gnu-objcopy; do
+    command -v $tool >/dev/null || { echo "test-boot-selection: no $tool (script/setup --update)" >&2; exit 1; }
+done
+[[ -f $firmware ]] || { echo "test-boot-selection: no $firmware (apt-get install u-boot-qemu)" >&2; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/playola-test-boot-selection.XXXXXX")
+[[ -n "${KEEP:-}" ]] && echo "work dir: $work" || trap 'rm -rf "$work"' EXIT
+
+# The card: MBR with the image's disk identifier; FAT at 1 MiB, A at 9, B at 11, persistent at 13.
+root_image() { # root_image SLOT OUTPUT [no-kernel]
+    local tree=$work/tree-$1-${3:-kernel}
+    mkdir -p "$tree/boot"
+    if [[ -z "${3:-}" ]]; then
+        sed "s/SLOT/$1/" Tests/update/stand-in-kernel.S >"$work/kernel-$1.S"
+        aarch64-linux-gnu-as -o "$work/kernel-$1.o" "$work/kernel-$1.S" &&
+            aarch64-linux-gnu-ld -Ttext=0 -o "$work/kernel-$1.elf" "$work/kernel-$1.o" &&
+            aarch64-linux-gnu-objcopy -O binary "$work/kernel-$1.elf" "$tree/boot/vmlinuz" || exit 1
+    fi
+    echo "stand-in initrd of slot $1" >"$tree/boot/initrd.img"
+    mke2fs -q -t ext4 -L playola -d "$tree" "$2" 2M >/dev/null || exit 1
+}
+root_image A "$work/a.ext4"
+root_image B "$work/b.ext4"
+root_image B "$work/b-no-kernel.ext4" no-kernel
+mkimage -A arm64 -T script -C none -d image/uboot/boot.cmd "$work/boot.scr" >/dev/null || exit 1
+mkfs.vfat -n PLAYOLA-BT -C "$work/boot.vfat" 8192 >/dev/null && mcopy -i "$work/boot.vfat" "$work/boot.scr" :: || exit 1
+card=$work/card.img
+truncate -s 14M "$card"
+sfdisk -q "$card" <<TABLE || exit 1
+label: dos
+label-id: 0x706c6179
+start=1MiB, size=8MiB, type=c, bootable
+start=9MiB, size=2MiB, type=83
+start=11MiB, size=2MiB, type=83
+start=13MiB, size=1MiB, type=83
+TABLE
+place() { dd if="$1" of="$card" bs=1M seek="$2" conv=notrunc status=none; }
+place "$work/boot.vfat" 1
+place "$work/a.ext4" 9
+place "$work/b.ext4" 11
+
+boots=0 boot_seconds=0
+# boot: one power-on of the card, to the stand-in kernel's power-off (or U-Boot's reset: -no-reboot).
+boot() {
+    local start=$SECONDS
+    boots=$((boots + 1))
+    log=$work/serial-$boots.log
+    timeout 180 qemu-system-aarch64 -M virt -cpu cortex-a53 -m 256 -bios "$firmware" -no-reboot \
+        -display none -monitor none -serial "file:$log" -net none \
+        -drive "if=none,file=$card,format=raw,id=card" -device virtio-blk-device,drive=card
+    local status=$?
+    boot_seconds=$((boot_seconds + SECONDS - start))
+    ((status == 0)) || fail "boot $boots: QEMU exited with $status" "$(tail -5 "$log" | tr '\r\n' '  ')"
+}
+# booted DESCRIPTION SLOT: the boot started SLOT's kernel with SLOT's root.
+booted() {
+    local partition=2
+    [[ $2 == B ]] && partition=3
+    if grep -q "playola stand-in kernel: slot $2" "$log" &&
+        grep -q "playola: booting slot $2: .*root=PARTUUID=706c6179-0$partition .*rauc.slot=$2" "$log"; then
+        pass "$1"
+    else
+        fail "$1" "$(grep -a 'playola' "$log" | tr '\r\n' '  ')"
+    fi
+}
+echo "$work/boot-state.env 0x0000 0x4000" >"$work/fw_env.config"
+state_out() { mcopy -n -i "$card@@1M" ::boot-state.env "$work/boot-state.env"; }
+# state DESCRIPTION WANT: the state file as fw_printenv reads it, one line.
+state() {
+    state_out || { fail "$1" "no boot-state.env on the FAT partition"; return; }
+    same "$1" "$(fw_printenv -c "$work/fw_env.config" BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT 2>&1 | tr '\n' ' ')" "$2"
+}
+# set_state NAME VALUE...: what RAUC's U-Boot backend does, through fw_setenv.
+set_state() {
+    state_out
+    while (($#)); do fw_setenv -c "$work/fw_env.config" "$1" "$2" || fail "fw_setenv $1 $2"; shift 2; done
+    mcopy -o -i "$card@@1M" "$work/boot-state.env" ::boot-state.env
+}
+
+boot
+booted "first boot: no state yet, slot A" A
+state "A's tries counted down before its kernel started" "BOOT_ORDER=A B BOOT_A_LEFT=2 BOOT_B_LEFT=3 "
+boot
+boot
+booted "third boot (A never marked good): A again" A
+state "A has no tries left" "BOOT_ORDER=A B BOOT_A_LEFT=0 BOOT_B_LEFT=3 "
+boot
+booted "A's tries spent: B" B
+state "B's tries counted down, A's stay spent" "BOOT_ORDER=A B BOOT_A_LEFT=0 BOOT_B_LEFT=2 "
+
+# RAUC in the running system: B marked good (its count back to 3), then an install into A makes A primary.
+set_state BOOT_B_LEFT 3 BOOT_ORDER "A B" BOOT_A_LEFT 3
+set_state BOOT_ORDER "B A"
+boot
+booted "the order fw_setenv wrote: B first" B
+state "fw_setenv's counts are the ones counted down" "BOOT_ORDER=B A BOOT_A_LEFT=3 BOOT_B_LEFT=2 "
+
+# A slot whose kernel is missing: its last try is spent on it, the boot resets, and the next one is A.
+place "$work/b-no-kernel.ext4" 11
+set_state BOOT_B_LEFT 1
+boot
+if grep -q "playola: slot B did not start" "$log" && ! grep -q "stand-in kernel" "$log"; then
+    pass "B without a kernel: U-Boot says so and resets"
+else
+    fail "B without a kernel: U-Boot says so and resets" "$(grep -a 'playola' "$log" | tr '\r\n' '  ')"
+fi
+state "B's last try is spent" "BOOT_ORDER=B A BOOT_A_LEFT=3 BOOT_B_LEFT=0 "
+boot
+booted "the boot after: A, next in the order" A
+state "A's try counted" "BOOT_ORDER=B A BOOT_A_LEFT=2 BOOT_B_LEFT=0 "
+place "$work/b.ext4" 11
+
+# Neither slot has tries left: both get 3 again and U-Boot resets; the boot after takes the order's first.
+set_state BOOT_A_LEFT 0
+boot
+if grep -q "playola: no slot has tries left: both get 3 again" "$log" && ! grep -q "stand-in kernel" "$log"; then
+    pass "no tries left anywhere: U-Boot gives both 3 and resets, booting nothing"
+else
+    fail "no tries left anywhere: U-Boot gives both 3 and resets, booting nothing" "$(grep -a 'playola' "$log" | tr '\r\n' '  ')"
+fi
+state "both slots have 3 tries" "BOOT_ORDER=B A BOOT_A_LEFT=3 BOOT_B_LEFT=3 "
+boot
+booted "the boot after: B, first in the order" B
+
+# A damaged state file (a power cut while U-Boot wrote it): its CRC fails, and the selection starts over.
+state_out
+printf 'X' | dd of="$work/boot-state.env" bs=1 seek=10 conv=notrunc status=none
+mcopy -o -i "$card@@1M" "$work/boot-state.env" ::boot-state.env
+boot
+if grep -q "playola: no valid boot-state.env: starting over" "$log"; then pass "a damaged state file is said"; else
+    fail "a damaged state file is said" "$(grep -a 'playola' "$log" | tr '\r\n' '  ')"; fi
+booted "and the selection starts over at A" A
+state "with fresh counts" "BOOT_ORDER=A B BOOT_A_LEFT=2 BOOT_B_LEFT=3 "
+
+echo "$boots boots of U-Boot under QEMU in $boot_seconds s"
+finish
