@@ -3,27 +3,33 @@
 # (u-boot-qemu's qemu_arm64, as -bios) on a small card: the FAT partition with boot.scr, root slots A and B
 # (partitions 2 and 3) each holding a stand-in kernel that says its slot and powers off
 # (Tests/update/stand-in-kernel.S), a persistent partition. Each boot is a fresh QEMU run on the same card,
-# its serial console read; the boot state is read and written between boots as RAUC does, with fw_printenv
-# and fw_setenv (image/uboot/fw_env.config's format). Shows: A booted with its tries counted down, B once
-# A's are spent, the order and counts fw_setenv writes obeyed, a slot whose kernel does not load spending
-# its try and the next slot booted, both slots given their tries back when neither has any, and a damaged
-# state file starting over.
-# Usage: Tests/update/test-boot-selection.sh      KEEP=1 keeps the work directory.
-# Needs script/setup --update (u-boot-qemu, u-boot-tools, libubootenv-tool, qemu-system-arm, dosfstools,
-# mtools, fdisk, e2fsprogs, binutils-aarch64-linux-gnu).
+# its serial console read. Between boots the state file is read with fw_printenv, and changed by RAUC's own
+# U-Boot backend (a RAUC service of the test's: Tests/update/rauc-service.sh) as the running system would.
+# Shows: A booted with its tries counted down, B once A's are spent, RAUC's mark-good and mark-active
+# obeyed, a new slot whose kernel does not load spending its three tries and A booted after, both slots
+# given their tries back when neither has any, and a damaged state file starting over.
+# Usage (as root: the RAUC service): Tests/update/test-boot-selection.sh      KEEP=1 keeps the work directory.
+# Needs script/setup --update (u-boot-qemu, u-boot-tools, libubootenv-tool, qemu-system-arm, rauc,
+# dbus-daemon, dosfstools, mtools, fdisk, e2fsprogs, binutils-aarch64-linux-gnu).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 . Tests/packaging/checks.sh
+. Tests/update/rauc-service.sh
 
 firmware=/usr/lib/u-boot/qemu_arm64/u-boot.bin
-for tool in qemu-system-aarch64 mkimage fw_printenv fw_setenv mkfs.vfat mcopy sfdisk mke2fs \
+[[ $(id -u) -eq 0 ]] || { echo "test-boot-selection: needs root (the RAUC service)" >&2; exit 1; }
+for tool in qemu-system-aarch64 mkimage fw_printenv fw_setenv rauc dbus-daemon mkfs.vfat mcopy sfdisk mke2fs \
     aarch64-linux-gnu-as aarch64-linux-gnu-ld aarch64-linux-gnu-objcopy; do
     command -v $tool >/dev/null || { echo "test-boot-selection: no $tool (script/setup --update)" >&2; exit 1; }
 done
 [[ -f $firmware ]] || { echo "test-boot-selection: no $firmware (apt-get install u-boot-qemu)" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/playola-test-boot-selection.XXXXXX")
-[[ -n "${KEEP:-}" ]] && echo "work dir: $work" || trap 'rm -rf "$work"' EXIT
+cleanup() {
+    stop_rauc_service
+    [[ -n "${KEEP:-}" ]] && echo "work dir: $work" || rm -rf "$work"
+}
+trap cleanup EXIT
 
 # The card: MBR with the image's disk identifier; FAT at 1 MiB, A at 9, B at 11, persistent at 13.
 root_image() { # root_image SLOT OUTPUT [no-kernel]
@@ -107,23 +113,60 @@ boot
 booted "A's tries spent: B" B
 state "B's tries counted down, A's stay spent" "BOOT_ORDER=A B BOOT_A_LEFT=0 BOOT_B_LEFT=2 "
 
-# RAUC in the running system: B marked good (its count back to 3), then an install into A makes A primary.
-set_state BOOT_B_LEFT 3 BOOT_ORDER "A B" BOOT_A_LEFT 3
-set_state BOOT_ORDER "B A"
+# RAUC in the running system, its U-Boot backend on this card's state file (fw_printenv and fw_setenv with
+# the test's fw_env.config): B came up healthy and is marked good; then an install into A makes A primary.
+mkdir -p "$work/bin" "$work/rauc-data"
+for tool in fw_printenv fw_setenv; do
+    printf '#!/bin/sh\nexec %s -c "%s" "$@"\n' "$(command -v $tool)" "$work/fw_env.config" >"$work/bin/$tool"
+    chmod +x "$work/bin/$tool"
+done
+truncate -s 1M "$work/slot-a" "$work/slot-b"
+cat >"$work/system.conf" <<CONF
+[system]
+compatible=playola-rpi
+bootloader=uboot
+data-directory=$work/rauc-data
+[slot.rootfs.0]
+device=$work/slot-a
+type=ext4
+bootname=A
+[slot.rootfs.1]
+device=$work/slot-b
+type=ext4
+bootname=B
+CONF
+# rauc_marks DESCRIPTION rauc status ARGS...: RAUC changes the state file on the card.
+rauc_marks() {
+    local description=$1
+    shift
+    state_out
+    if "$@" >"$work/rauc.log" 2>&1; then pass "$description"; else fail "$description" "$(tr '\n' ' ' <"$work/rauc.log")"; fi
+    mcopy -o -i "$card@@1M" "$work/boot-state.env" ::boot-state.env
+}
+start_rauc_service "$work" "$work/system.conf" B "$work/bin" || fail "the test's RAUC service starts"
+rauc_marks "rauc status mark-good: B is good" rauc status mark-good rootfs.1
+state "B has its tries back" "BOOT_ORDER=A B BOOT_A_LEFT=0 BOOT_B_LEFT=3 "
+rauc_marks "rauc status mark-active: A is the slot to boot (as after an install into A)" rauc status mark-active rootfs.0
+state "A first, with 3 tries" "BOOT_ORDER=A B BOOT_A_LEFT=3 BOOT_B_LEFT=3 "
 boot
-booted "the order fw_setenv wrote: B first" B
-state "fw_setenv's counts are the ones counted down" "BOOT_ORDER=B A BOOT_A_LEFT=3 BOOT_B_LEFT=2 "
+booted "the slot RAUC made primary boots" A
+state "and has a try counted" "BOOT_ORDER=A B BOOT_A_LEFT=2 BOOT_B_LEFT=3 "
+rauc_marks "A is marked good" rauc status mark-good rootfs.0
 
-# A slot whose kernel is missing: its last try is spent on it, the boot resets, and the next one is A.
+# An install into B whose kernel does not load: each boot spends one of B's tries and resets; then A.
 place "$work/b-no-kernel.ext4" 11
-set_state BOOT_B_LEFT 1
-boot
-if grep -q "playola: slot B did not start" "$log" && ! grep -q "stand-in kernel" "$log"; then
-    pass "B without a kernel: U-Boot says so and resets"
-else
-    fail "B without a kernel: U-Boot says so and resets" "$(grep -a 'playola' "$log" | tr '\r\n' '  ')"
-fi
-state "B's last try is spent" "BOOT_ORDER=B A BOOT_A_LEFT=3 BOOT_B_LEFT=0 "
+rauc_marks "the broken B is made primary" rauc status mark-active rootfs.1
+stop_rauc_service
+state "B first, with 3 tries" "BOOT_ORDER=B A BOOT_A_LEFT=3 BOOT_B_LEFT=3 "
+for try in 1 2 3; do
+    boot
+    if grep -q "playola: slot B did not start" "$log" && ! grep -q "stand-in kernel" "$log"; then
+        pass "B without a kernel, try $try: U-Boot says so and resets"
+    else
+        fail "B without a kernel, try $try: U-Boot says so and resets" "$(grep -a 'playola' "$log" | tr '\r\n' '  ')"
+    fi
+done
+state "B's tries are spent" "BOOT_ORDER=B A BOOT_A_LEFT=3 BOOT_B_LEFT=0 "
 boot
 booted "the boot after: A, next in the order" A
 state "A's try counted" "BOOT_ORDER=B A BOOT_A_LEFT=2 BOOT_B_LEFT=0 "

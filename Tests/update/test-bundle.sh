@@ -4,20 +4,19 @@
 # signed by another CA, a truncated one, and ones with a byte changed in the signature or the payload are
 # refused, each with RAUC's own message. Then `rauc install` through a RAUC service of its own (a private
 # D-Bus, a throwaway system.conf with file-backed slots and a custom boot-selection handler): every
-# refused bundle leaves the slot's bytes and the boot selection as they were.
+# refused bundle leaves the slot's bytes and the boot selection as they were (Tests/update/rauc-service.sh).
 # Usage (as root: the RAUC service): Tests/update/test-bundle.sh     KEEP=1 keeps the work directory.
 # Needs script/setup --update (rauc, squashfs-tools, dbus-daemon, openssl, e2fsprogs).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 . Tests/packaging/checks.sh
+. Tests/update/rauc-service.sh
 
 [[ $(id -u) -eq 0 ]] || { echo "test-bundle: needs root (the RAUC service writes its slots as root)" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/playola-test-bundle.XXXXXX")
-bus_pid="" service_pid=""
 cleanup() {
-    [[ -n $service_pid ]] && kill "$service_pid" 2>/dev/null
-    [[ -n $bus_pid ]] && kill "$bus_pid" 2>/dev/null
+    stop_rauc_service
     [[ -n "${KEEP:-}" ]] && echo "work dir: $work" || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -112,16 +111,6 @@ refused "a byte changed in the verity hash tree is refused" "bundle payload is c
 
 # rauc install: the RAUC service on a D-Bus of its own, slot B a file of known bytes, the boot selection a
 # handler that logs every call. Booted from A, an install writes B and makes it primary.
-cat >"$work/bus.conf" <<BUS
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>custom</type>
-  <listen>unix:path=$work/bus.socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default"><allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/></policy>
-</busconfig>
-BUS
 cat >"$work/boot-selection" <<HANDLER
 #!/bin/sh
 # RAUC's custom bootloader backend: get-primary, set-primary SLOT, get-state SLOT, set-state SLOT STATE, get-current.
@@ -155,13 +144,7 @@ type=ext4
 bootname=B
 CONF
 mkdir -p "$work/rauc-data"
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/bus.socket
-dbus-daemon --config-file="$work/bus.conf" --nofork >"$work/bus.log" 2>&1 &
-bus_pid=$!
-for _ in $(seq 100); do [[ -S $work/bus.socket ]] && break; sleep 0.1; done
-rauc --conf="$work/install.conf" --override-boot-slot=A service >"$work/service.log" 2>&1 &
-service_pid=$!
-for _ in $(seq 100); do rauc status >/dev/null 2>&1 && break; sleep 0.2; done
+start_rauc_service "$work" "$work/install.conf" A
 rauc status >"$work/status" 2>&1
 contains "the test's RAUC service runs, booted from A" "$work/status" "Booted from: rootfs.0 (A)"
 
