@@ -2,7 +2,7 @@
 # The A/B boot selection of image/uboot/boot.cmd, run by Debian's U-Boot for QEMU's arm64 virt board
 # (u-boot-qemu's qemu_arm64, as -bios) on a small card: the FAT partition with boot.scr, root slots A and B
 # (partitions 2 and 3) each holding a stand-in kernel that says its slot and powers off
-# (Tests/update/stand-in-kernel.S), a persistent partition. Each boot is a fresh QEMU run on the same card,
+# (Tests/update/stand-in-kernel.S; B's gzip-compressed), a persistent partition. Each boot is a fresh QEMU run on the same card,
 # its serial console read. Between boots the state file is read with fw_printenv, and changed by RAUC's own
 # U-Boot backend (a RAUC service of the test's: Tests/update/rauc-service.sh) as the running system would.
 # Shows: A booted with its tries counted down, B once A's are spent, RAUC's mark-good and mark-active
@@ -40,6 +40,8 @@ root_image() { # root_image SLOT OUTPUT [no-kernel]
         aarch64-linux-gnu-as -o "$work/kernel-$1.o" "$work/kernel-$1.S" &&
             aarch64-linux-gnu-ld -Ttext=0 -o "$work/kernel-$1.elf" "$work/kernel-$1.o" &&
             aarch64-linux-gnu-objcopy -O binary "$work/kernel-$1.elf" "$tree/boot/vmlinuz" || exit 1
+        # B's is compressed, as Debian's arm64 vmlinuz is: booti unpacks it.
+        [[ $1 == B ]] && { gzip -9n "$tree/boot/vmlinuz" && mv "$tree/boot/vmlinuz.gz" "$tree/boot/vmlinuz" || exit 1; }
     fi
     echo "stand-in initrd of slot $1" >"$tree/boot/initrd.img"
     mke2fs -q -t ext4 -L playola -d "$tree" "$2" 2M >/dev/null || exit 1

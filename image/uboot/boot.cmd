@@ -67,8 +67,14 @@ test -n "${playola_bootargs}" || setenv playola_bootargs "console=ttyS1,115200 c
 setenv bootargs "${playola_bootargs} root=PARTUUID=706c6179-0${rootpart} rootfstype=ext4 ro rootwait rauc.slot=${bootslot}"
 echo "playola: booting slot ${bootslot}: ${bootargs}"
 # A slot without a kernel it can start spends this try: the next boot goes on down the order.
-if load ${devtype} ${devnum}:${rootpart} ${kernel_addr_r} /boot/vmlinuz && load ${devtype} ${devnum}:${rootpart} ${ramdisk_addr_r} /boot/initrd.img; then
-    booti ${kernel_addr_r} ${ramdisk_addr_r}:${filesize} ${fdtcontroladdr}
+if load ${devtype} ${devnum}:${rootpart} ${kernel_addr_r} /boot/vmlinuz; then
+    # A gzip-compressed kernel is moved there by booti and unpacked to kernel_addr_r: 64 MiB past the
+    # initrd's start leaves room for this project's initrd on every board.
+    setenv kernel_comp_size ${filesize}
+    setexpr kernel_comp_addr_r ${ramdisk_addr_r} + 0x4000000
+    if load ${devtype} ${devnum}:${rootpart} ${ramdisk_addr_r} /boot/initrd.img; then
+        booti ${kernel_addr_r} ${ramdisk_addr_r}:${filesize} ${fdtcontroladdr}
+    fi
 fi
 echo "playola: slot ${bootslot} did not start"
 reset
