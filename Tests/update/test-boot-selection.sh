@@ -40,7 +40,7 @@ root_image() { # root_image SLOT OUTPUT [no-kernel]
         aarch64-linux-gnu-as -o "$work/kernel-$1.o" "$work/kernel-$1.S" &&
             aarch64-linux-gnu-ld -Ttext=0 -o "$work/kernel-$1.elf" "$work/kernel-$1.o" &&
             aarch64-linux-gnu-objcopy -O binary "$work/kernel-$1.elf" "$tree/boot/vmlinuz" || exit 1
-        # B's is compressed, as Debian's arm64 vmlinuz is: booti unpacks it.
+        # B's is gzip-compressed (Debian's arm64 vmlinuz is not; a kernel from the kernel's own bindeb-pkg is): booti unpacks it.
         [[ $1 == B ]] && { gzip -9n "$tree/boot/vmlinuz" && mv "$tree/boot/vmlinuz.gz" "$tree/boot/vmlinuz" || exit 1; }
     fi
     echo "stand-in initrd of slot $1" >"$tree/boot/initrd.img"

@@ -68,8 +68,9 @@ setenv bootargs "${playola_bootargs} root=PARTUUID=706c6179-0${rootpart} rootfst
 echo "playola: booting slot ${bootslot}: ${bootargs}"
 # A slot without a kernel it can start spends this try: the next boot goes on down the order.
 if load ${devtype} ${devnum}:${rootpart} ${kernel_addr_r} /boot/vmlinuz; then
-    # A gzip-compressed kernel is moved there by booti and unpacked to kernel_addr_r: 64 MiB past the
-    # initrd's start leaves room for this project's initrd on every board.
+    # A gzip-compressed kernel (Debian's is not; one from the kernel tree's bindeb-pkg is) is moved here
+    # by booti and unpacked to kernel_addr_r: 64 MiB past the initrd's start leaves room for this
+    # project's initrd on every board.
     setenv kernel_comp_size ${filesize}
     setexpr kernel_comp_addr_r ${ramdisk_addr_r} + 0x4000000
     if load ${devtype} ${devnum}:${rootpart} ${ramdisk_addr_r} /boot/initrd.img; then
