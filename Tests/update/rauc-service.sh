@@ -3,8 +3,12 @@
 # directory, reached through DBUS_SYSTEM_BUS_ADDRESS) and the throwaway system.conf the test wrote.
 #   start_rauc_service DIR CONF BOOTED [PATH-PREFIX]   BOOTED: the bootname RAUC takes as booted
 #   stop_rauc_service                                   (start_rauc_service's caller's EXIT trap calls it)
+#   file_slots DIR      system.conf's two root slots, A and B, on the files DIR/slot-a and DIR/slot-b
 # PATH-PREFIX: a directory searched first for the programs the service runs (fw_printenv, fw_setenv).
 rauc_bus_pid="" rauc_service_pid=""
+file_slots() {
+    printf '[slot.rootfs.%s]\ndevice=%s/slot-%s\ntype=ext4\nbootname=%s\n' 0 "$1" a A 1 "$1" b B
+}
 start_rauc_service() {
     local dir=$1 conf=$2 booted=$3 path_prefix=${4:-}
     cat >"$dir/bus.conf" <<BUS

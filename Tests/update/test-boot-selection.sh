@@ -128,14 +128,7 @@ cat >"$work/system.conf" <<CONF
 compatible=playola-rpi
 bootloader=uboot
 data-directory=$work/rauc-data
-[slot.rootfs.0]
-device=$work/slot-a
-type=ext4
-bootname=A
-[slot.rootfs.1]
-device=$work/slot-b
-type=ext4
-bootname=B
+$(file_slots "$work")
 CONF
 # rauc_marks DESCRIPTION rauc status ARGS...: RAUC changes the state file on the card.
 rauc_marks() {

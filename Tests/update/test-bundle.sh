@@ -134,14 +134,7 @@ data-directory=$work/rauc-data
 bootloader-custom-backend=$work/boot-selection
 [keyring]
 path=$keyring
-[slot.rootfs.0]
-device=$work/slot-a
-type=ext4
-bootname=A
-[slot.rootfs.1]
-device=$work/slot-b
-type=ext4
-bootname=B
+$(file_slots "$work")
 CONF
 mkdir -p "$work/rauc-data"
 start_rauc_service "$work" "$work/install.conf" A
