@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # A RAUC service of the tests' own, sourced by Tests/update: `rauc install` and `rauc status` are clients of
 # the service on the system D-Bus, so the service gets a D-Bus daemon of its own (a socket in the work
 # directory, reached through DBUS_SYSTEM_BUS_ADDRESS) and the throwaway system.conf the test wrote.

@@ -33,6 +33,7 @@ refused() {
     if "$@" >"$work/out" 2>&1; then fail "$description" "accepted: $(tr '\n' ' ' <"$work/out" | cut -c1-300)"; return; fi
     contains "$description" "$work/out" "$message"
 }
+quiet() { "$@" >/dev/null 2>&1; }
 # flip FILE OFFSET: FILE with the byte at OFFSET inverted.
 flip() {
     local byte
@@ -73,9 +74,14 @@ rauc --conf="$work/system.conf" --keyring="$keyring" info "$bundle" >"$work/conf
 same "image/rauc/system.conf loads, and the bundle verifies with it" "$?" 0
 contains "RAUC keeps its state on the persistent partition" "$work/conf-info" "/var/lib/persistent/rauc/central.raucs"
 
-# Another machine's development CA signs a bundle of the same root: not ours.
-RAUC_KEY=$work/other/signing.key.pem RAUC_CERT=$work/other/signing.cert.pem RAUC_KEYRING=$work/other/ca.cert.pem \
-    image/rauc/make-bundle amd64 "$work/root.ext4" "$work/other.raucb" 2>/dev/null
+# Another CA (a vendor's own, or another build machine's) signs a bundle of the same root: not ours.
+other_out=$work/other-out
+make --no-print-directory bundle ARCH=amd64 ROOTFS="$work/root.ext4" BUILD_DIR="$other_out" RAUC_KEY="$work/other/signing.key.pem" \
+    RAUC_CERT="$work/other/signing.cert.pem" RAUC_KEYRING="$work/other/ca.cert.pem" >"$work/make-other.log" 2>&1
+same "make bundle RAUC_KEY=... RAUC_CERT=... RAUC_KEYRING=...: a bundle signed with one's own key" "$?" 0
+check "and no development key is made for it" test ! -e "$other_out/rauc"
+cp "$other_out/playola-$version-amd64.raucb" "$work/other.raucb"
+check "it verifies against its own CA" quiet rauc info --keyring="$work/other/ca.cert.pem" "$work/other.raucb"
 refused "a bundle signed by another CA is refused" "signature verification failed: Verify error: unable to get local issuer certificate" \
     rauc info --keyring="$keyring" "$work/other.raucb"
 
