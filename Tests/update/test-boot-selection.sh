@@ -7,7 +7,7 @@
 # U-Boot backend (a RAUC service of the test's: Tests/update/rauc-service.sh) as the running system would.
 # Shows: A booted with its tries counted down, B once A's are spent, RAUC's mark-good and mark-active
 # obeyed, a new slot whose kernel does not load spending its three tries and A booted after, both slots
-# given their tries back when neither has any, and a damaged state file starting over.
+# given their tries back when neither has any, an order naming no slot and a damaged state file starting over.
 # Usage (as root: the RAUC service): Tests/update/test-boot-selection.sh      KEEP=1 keeps the work directory.
 # Needs script/setup --update (u-boot-qemu, u-boot-tools, libubootenv-tool, qemu-system-arm, rauc,
 # dbus-daemon, dosfstools, mtools, fdisk, e2fsprogs, binutils-aarch64-linux-gnu).
@@ -178,6 +178,14 @@ fi
 state "both slots have 3 tries" "BOOT_ORDER=B A BOOT_A_LEFT=3 BOOT_B_LEFT=3 "
 boot
 booted "the boot after: B, first in the order" B
+
+# An order that names no slot would boot nothing, reset after reset: it becomes "A B".
+set_state BOOT_ORDER "C"
+boot
+if grep -q "playola: BOOT_ORDER=C names no order of A and B: A B" "$log"; then pass "an order of no slot is said"; else
+    fail "an order of no slot is said" "$(grep -a 'playola' "$log" | tr '\r\n' '  ')"; fi
+booted "and A is booted" A
+state "the order is A B again" "BOOT_ORDER=A B BOOT_A_LEFT=2 BOOT_B_LEFT=2 "
 
 # A damaged state file (a power cut while U-Boot wrote it): its CRC fails, and the selection starts over.
 state_out

@@ -31,7 +31,11 @@ if load ${bootstate_part} ${pxefile_addr_r} ${bootstate_file} && env import -c $
 else
     echo "playola: no valid ${bootstate_file}: starting over"
 fi
-test -n "${BOOT_ORDER}" || setenv BOOT_ORDER "A B"
+# RAUC writes one of the two orders; anything else would boot nothing, reset after reset.
+if test "${BOOT_ORDER}" != "A B" && test "${BOOT_ORDER}" != "B A"; then
+    test -z "${BOOT_ORDER}" || echo "playola: BOOT_ORDER=${BOOT_ORDER} names no order of A and B: A B"
+    setenv BOOT_ORDER "A B"
+fi
 test -n "${BOOT_A_LEFT}" || setenv BOOT_A_LEFT 3
 test -n "${BOOT_B_LEFT}" || setenv BOOT_B_LEFT 3
 
