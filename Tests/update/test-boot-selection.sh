@@ -7,7 +7,8 @@
 # U-Boot backend (a RAUC service of the test's: Tests/update/rauc-service.sh) as the running system would.
 # Shows: A booted with its tries counted down, B once A's are spent, RAUC's mark-good and mark-active
 # obeyed, a new slot whose kernel does not load spending its three tries and A booted after, both slots
-# given their tries back when neither has any, an order naming no slot and a damaged state file starting over.
+# given their tries back when neither has any, an order naming no slot made "A B", a damaged state file
+# replaced by U-Boot's copy, and the selection starting over when both are damaged.
 # Usage (as root: the RAUC service): Tests/update/test-boot-selection.sh      KEEP=1 keeps the work directory.
 # Needs script/setup --update (u-boot-qemu, u-boot-tools, libubootenv-tool, qemu-system-arm, rauc,
 # dbus-daemon, dosfstools, mtools, fdisk, e2fsprogs, binutils-aarch64-linux-gnu).
@@ -90,12 +91,25 @@ booted() {
         fail "$1" "$(grep -a 'playola' "$log" | tr '\r\n' '  ')"
     fi
 }
+said() { # said DESCRIPTION TEXT: the boot's console says TEXT
+    if grep -q -- "$2" "$log"; then pass "$1"; else fail "$1" "$(grep -a 'playola' "$log" | tr '\r\n' '  ')"; fi
+}
+# reset_unbooted DESCRIPTION TEXT: the console says TEXT, and U-Boot reset without starting a kernel.
+reset_unbooted() {
+    if grep -q -- "$2" "$log" && ! grep -q "stand-in kernel" "$log"; then pass "$1"; else
+        fail "$1" "$(grep -a 'playola' "$log" | tr '\r\n' '  ')"; fi
+}
 echo "$work/boot-state.env 0x0000 0x4000" >"$work/fw_env.config"
 state_out() { mcopy -n -i "$card@@1M" ::boot-state.env "$work/boot-state.env"; }
 # state DESCRIPTION WANT: the state file as fw_printenv reads it, one line.
 state() {
     state_out || { fail "$1" "no boot-state.env on the FAT partition"; return; }
     same "$1" "$(fw_printenv -c "$work/fw_env.config" BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT 2>&1 | tr '\n' ' ')" "$2"
+}
+damage() { # damage FILE: one byte of the named file on the card changed
+    mcopy -n -i "$card@@1M" "::$1" "$work/damaged" &&
+        printf 'X' | dd of="$work/damaged" bs=1 seek=10 conv=notrunc status=none &&
+        mcopy -o -i "$card@@1M" "$work/damaged" "::$1"
 }
 # set_state NAME VALUE...: what RAUC's U-Boot backend does, through fw_setenv.
 set_state() {
@@ -155,11 +169,7 @@ stop_rauc_service
 state "B first, with 3 tries" "BOOT_ORDER=B A BOOT_A_LEFT=3 BOOT_B_LEFT=3 "
 for try in 1 2 3; do
     boot
-    if grep -q "playola: slot B did not start" "$log" && ! grep -q "stand-in kernel" "$log"; then
-        pass "B without a kernel, try $try: U-Boot says so and resets"
-    else
-        fail "B without a kernel, try $try: U-Boot says so and resets" "$(grep -a 'playola' "$log" | tr '\r\n' '  ')"
-    fi
+    reset_unbooted "B without a kernel, try $try: U-Boot says so and resets" "playola: slot B did not start"
 done
 state "B's tries are spent" "BOOT_ORDER=B A BOOT_A_LEFT=3 BOOT_B_LEFT=0 "
 boot
@@ -170,11 +180,8 @@ place "$work/b.ext4" 11
 # Neither slot has tries left: both get 3 again and U-Boot resets; the boot after takes the order's first.
 set_state BOOT_A_LEFT 0
 boot
-if grep -q "playola: no slot has tries left: both get 3 again" "$log" && ! grep -q "stand-in kernel" "$log"; then
-    pass "no tries left anywhere: U-Boot gives both 3 and resets, booting nothing"
-else
-    fail "no tries left anywhere: U-Boot gives both 3 and resets, booting nothing" "$(grep -a 'playola' "$log" | tr '\r\n' '  ')"
-fi
+reset_unbooted "no tries left anywhere: U-Boot gives both 3 and resets, booting nothing" \
+    "playola: no slot has tries left: both get 3 again"
 state "both slots have 3 tries" "BOOT_ORDER=B A BOOT_A_LEFT=3 BOOT_B_LEFT=3 "
 boot
 booted "the boot after: B, first in the order" B
@@ -182,18 +189,22 @@ booted "the boot after: B, first in the order" B
 # An order that names no slot would boot nothing, reset after reset: it becomes "A B".
 set_state BOOT_ORDER "C"
 boot
-if grep -q "playola: BOOT_ORDER=C names no order of A and B: A B" "$log"; then pass "an order of no slot is said"; else
-    fail "an order of no slot is said" "$(grep -a 'playola' "$log" | tr '\r\n' '  ')"; fi
+said "an order of no slot is said" "playola: BOOT_ORDER=C names no order of A and B: A B"
 booted "and A is booted" A
 state "the order is A B again" "BOOT_ORDER=A B BOOT_A_LEFT=2 BOOT_B_LEFT=2 "
 
-# A damaged state file (a power cut while U-Boot wrote it): its CRC fails, and the selection starts over.
-state_out
-printf 'X' | dd of="$work/boot-state.env" bs=1 seek=10 conv=notrunc status=none
-mcopy -o -i "$card@@1M" "$work/boot-state.env" ::boot-state.env
+# A damaged state file (a power cut while it was written): its CRC fails and U-Boot's copy is read.
+damage boot-state.env
 boot
-if grep -q "playola: no valid boot-state.env: starting over" "$log"; then pass "a damaged state file is said"; else
-    fail "a damaged state file is said" "$(grep -a 'playola' "$log" | tr '\r\n' '  ')"; fi
+said "a damaged state file is said, and its copy read" \
+    "playola: boot-state.env damaged or missing: boot state from boot-state.bak: BOOT_ORDER=A B BOOT_A_LEFT=2 BOOT_B_LEFT=2"
+booted "the selection goes on: A" A
+state "from the copy's counts" "BOOT_ORDER=A B BOOT_A_LEFT=1 BOOT_B_LEFT=2 "
+# Both damaged: the selection starts over.
+damage boot-state.env
+damage boot-state.bak
+boot
+said "both damaged: said" "playola: no valid boot-state.env or boot-state.bak: starting over"
 booted "and the selection starts over at A" A
 state "with fresh counts" "BOOT_ORDER=A B BOOT_A_LEFT=2 BOOT_B_LEFT=3 "
 

@@ -10,7 +10,9 @@
 # calls them (image/uboot/fw_env.config). Not U-Boot's own environment: the Pi's U-Boot loads that from
 # uboot.env on the same partition, whole, and a file holding only these three would replace its defaults;
 # and QEMU's virt board keeps it in a flash that bookworm's QEMU cannot write (saveenv: "Flash buffer write
-# timeout"). A missing or damaged file (a power cut while it was written) starts over at "A B", 3 and 3.
+# timeout"). U-Boot writes a copy, boot-state.bak, before the file, and reads the copy when the file is
+# damaged (its CRC fails): a power cut while either is written leaves the other whole. With neither
+# readable, the selection starts over at "A B", 3 and 3.
 #
 # The kernel and initrd are loaded from the chosen slot's root (/boot/vmlinuz, /boot/initrd.img): an update
 # replaces them with the modules they belong to, and the FAT partition, which the user edits, is never
@@ -20,16 +22,20 @@
 # devtype, devnum and distro_bootpart are set by U-Boot's distro boot, which found this script.
 
 setenv bootstate_file boot-state.env
+setenv bootstate_copy boot-state.bak
 setenv bootstate_size 0x4000
 setenv bootstate_part "${devtype} ${devnum}:${distro_bootpart}"
 
 setenv BOOT_ORDER
 setenv BOOT_A_LEFT
 setenv BOOT_B_LEFT
-if load ${bootstate_part} ${pxefile_addr_r} ${bootstate_file} && env import -c ${pxefile_addr_r} ${bootstate_size} BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT; then
+setenv bootstate_import "env import -c ${pxefile_addr_r} ${bootstate_size} BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT"
+if load ${bootstate_part} ${pxefile_addr_r} ${bootstate_file} && run bootstate_import; then
     echo "playola: boot state: BOOT_ORDER=${BOOT_ORDER} BOOT_A_LEFT=${BOOT_A_LEFT} BOOT_B_LEFT=${BOOT_B_LEFT}"
+elif load ${bootstate_part} ${pxefile_addr_r} ${bootstate_copy} && run bootstate_import; then
+    echo "playola: ${bootstate_file} damaged or missing: boot state from ${bootstate_copy}: BOOT_ORDER=${BOOT_ORDER} BOOT_A_LEFT=${BOOT_A_LEFT} BOOT_B_LEFT=${BOOT_B_LEFT}"
 else
-    echo "playola: no valid ${bootstate_file}: starting over"
+    echo "playola: no valid ${bootstate_file} or ${bootstate_copy}: starting over"
 fi
 # RAUC writes one of the two orders; anything else would boot nothing, reset after reset.
 if test "${BOOT_ORDER}" != "A B" && test "${BOOT_ORDER}" != "B A"; then
@@ -60,10 +66,10 @@ if test -z "${bootslot}"; then
     setenv BOOT_B_LEFT 3
 fi
 env export -c -s ${bootstate_size} ${pxefile_addr_r} BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT
-if fatwrite ${bootstate_part} ${pxefile_addr_r} ${bootstate_file} ${bootstate_size}; then
+if fatwrite ${bootstate_part} ${pxefile_addr_r} ${bootstate_copy} ${bootstate_size} && fatwrite ${bootstate_part} ${pxefile_addr_r} ${bootstate_file} ${bootstate_size}; then
     echo "playola: saved BOOT_ORDER=${BOOT_ORDER} BOOT_A_LEFT=${BOOT_A_LEFT} BOOT_B_LEFT=${BOOT_B_LEFT}"
 else
-    echo "playola: could not write ${bootstate_file}"
+    echo "playola: could not write ${bootstate_copy} and ${bootstate_file}"
 fi
 test -n "${bootslot}" || reset
 
