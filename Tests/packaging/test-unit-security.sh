@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every systemd service unit of the package (etc/systemd) and of the image (image/files), scored by
 # `systemd-analyze security --offline=true` (10 is unconfined, 0 fully confined): each must score 2.0 or
-# less, and the README's table ("The image": unit, user, exposure) must give the figure measured here.
+# less, and doc/image.md's table (unit, user, exposure) must give the figure measured here.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . Tests/packaging/checks.sh
@@ -24,7 +24,7 @@ for unit in $units; do
         continue
     fi
     check "$name: exposure $score <= 2.0" awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }'
-    readme=$(awk -F'|' -v n="\`$name\`" '$2 ~ n { gsub(/[ \t]/, "", $4); print $4 }' README.md)
-    same "$name: the README's figure" "$readme" "$score"
+    readme=$(awk -F'|' -v n="\`$name\`" '$2 ~ n { gsub(/[ \t]/, "", $4); print $4 }' doc/image.md)
+    same "$name: doc/image.md's figure" "$readme" "$score"
 done
 finish
