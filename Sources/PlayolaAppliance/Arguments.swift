@@ -1,11 +1,12 @@
-/// Plain `--name value` options and positional words, parsed without outside packages.
+/// Plain `--name value` options, `--name` flags and positional words, parsed without outside packages.
 struct Arguments {
     private(set) var options: [String: String] = [:]
     private(set) var flags: Set<String> = []
     private(set) var positional: [String] = []
 
-    /// `valued` lists the options that take a value; any other `--word` is a flag.
-    init(_ words: [String], valued: Set<String>) throws(UsageError) {
+    /// `valued` lists the options that take a value, `flags` those that take none; any other `--word`, and
+    /// more than `positionalLimit` other words, is a usage error, so a mistyped option is said, never ignored.
+    init(_ words: [String], valued: Set<String>, flags allowedFlags: Set<String> = ["help"], positionalLimit: Int = 0) throws(UsageError) {
         var index = 0
         while index < words.count {
             let word = words[index]
@@ -14,11 +15,14 @@ struct Arguments {
                 if let equals = name.firstIndex(of: "=") {
                     options[String(name[..<equals])] = String(name[name.index(after: equals)...])
                 } else if valued.contains(name) {
-                    guard index + 1 < words.count else { throw UsageError("--\(name) needs a value") }
+                    // A word of options next (`--ago --json`) is not the value but the sign that it is missing.
+                    guard index + 1 < words.count, !words[index + 1].hasPrefix("--") else { throw UsageError("--\(name) needs a value") }
                     options[name] = words[index + 1]
                     index += 1
-                } else {
+                } else if allowedFlags.contains(name) {
                     flags.insert(name)
+                } else {
+                    throw UsageError("unknown option --\(LogField.escaped(name))")
                 }
             } else {
                 positional.append(word)
@@ -26,7 +30,8 @@ struct Arguments {
             index += 1
         }
         let unknown = Set(options.keys).subtracting(valued)
-        if let name = unknown.sorted().first { throw UsageError("unknown option --\(name)") }
+        if let name = unknown.sorted().first { throw UsageError("unknown option --\(LogField.escaped(name))") }
+        if positional.count > positionalLimit { throw UsageError("unexpected '\(LogField.escaped(positional[positionalLimit]))'") }
     }
 
     func required(_ name: String) throws(UsageError) -> String {
@@ -47,5 +52,10 @@ struct Arguments {
 
 struct UsageError: Error, CustomStringConvertible {
     var description: String
-    init(_ description: String) { self.description = description }
+    /// The text names the command itself (`volume takes a percentage …`), so it is not said again before it.
+    var namesCommand: Bool
+    init(_ description: String, namesCommand: Bool = false) {
+        self.description = description
+        self.namesCommand = namesCommand
+    }
 }

@@ -26,13 +26,13 @@ let usage = """
     good copy the service runs on, --last-good FILE, default \(ConfigKeeper.defaultLastGood)).
     """
 
-/// The socket the clients talk to: --socket, else the one of the configuration the service runs on.
-func socketPath(_ words: [String]) throws -> (String, [String]) {
-    let arguments = try Arguments(words, valued: ["socket", "config", "last-good", "ago"])
-    let command = arguments.positional + (arguments.options["ago"].map { ["--ago", $0] } ?? [])
-    if let socket = arguments.options["socket"] { return (socket, command) }
-    let keeper = ConfigKeeper(explicitPath: arguments.options["config"], lastGoodPath: arguments.options["last-good"])
-    return (keeper.configForClients()?.service.socket ?? ApplianceConfig.Service().socket, command)
+/// What a wrong command line of `command` is answered with, after the error.
+func help(for command: String?) -> String {
+    switch command {
+    case "run": RunCommand.help
+    case "render": RenderCommand.help
+    default: usage
+    }
 }
 
 // A fixed threshold: every allocation of 128 KiB or more (the voices' rings, 0.7 MiB for 2 s at 44.1 kHz) is
@@ -48,24 +48,28 @@ do {
     case "run": exit(try await RunCommand.run(Array(words.dropFirst())))
     case "check-config": exit(CheckConfigCommand.run(Array(words.dropFirst())))
     case "network-config": exit(NetworkConfigCommand.run(Array(words.dropFirst())))
-    case "status", "play", "next", "previous", "stop", "pause", "resume", "volume", "bass", "treble", "audio-device":
+    case let command? where ClientCommandLine.commands.contains(command):
         if words.contains("--help") {
             Console.out(usage)
             exit(0)
         }
-        let (socket, command) = try socketPath(Array(words.dropFirst()))
-        if words[0] == "status" && words.contains("--watch") {
-            exit(StatusWatch.run(socketPath: socket, json: words.contains("--json")))
-        }
-        exit(ControlClient.run([words[0]] + command, socketPath: socket, json: words.contains("--json")))
-    case "version", "--version": Console.out("playola \(PlayolaVersion.string)")
-    case nil, "help", "--help", "-h": Console.out(usage)
+        let client = try ClientCommandLine(words)
+        if client.watch { exit(StatusWatch.run(socketPath: client.socketPath, json: client.json)) }
+        exit(ControlClient.run(client.request, socketPath: client.socketPath, json: client.json))
+    case "version", "--version":
+        _ = try Arguments(Array(words.dropFirst()), valued: [], flags: [])
+        Console.out("playola \(PlayolaVersion.string)")
+    case "help", "--help", "-h": Console.out(usage)
+    // Nothing asked is a wrong command line too: a script that lost its argument learns it.
+    case nil:
+        Console.error(usage)
+        exit(ControlClient.Exit.usage)
     case let command?:
-        Console.error("playola: unknown command '\(command)'\n\(usage)")
+        Console.error("playola: unknown command '\(LogField.escaped(command))'\n\(usage)")
         exit(ControlClient.Exit.usage)
     }
 } catch let error as UsageError {
-    Console.error("playola: \(error)")
+    Console.error("playola\(error.namesCommand ? "" : " " + words[0]): \(error)\n\(help(for: words.first))")
     exit(ControlClient.Exit.usage)
 } catch {
     Console.error("playola: \(error)")

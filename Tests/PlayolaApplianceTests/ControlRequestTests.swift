@@ -16,7 +16,11 @@ final class ControlRequestTests: XCTestCase {
         XCTAssertEqual(try request("volume", "300"), .volume(percent: 300), "the range is the service's to refuse")
         XCTAssertEqual(try request("audio-device", "add"), .audioDevice, "udev's rule adds its action")
         for (words, says) in [(["volume", "loud"], "volume takes a percentage from 0 to 100"), (["volume"], "volume takes a percentage from 0 to 100"),
-                              (["frobnicate"], "unknown command 'frobnicate'; commands: \(ControlRequest.list)")] {
+                              (["frobnicate"], "unknown command 'frobnicate'; commands: \(ControlRequest.list)"),
+                              (["status", "--bogus"], "status takes no arguments, not '--bogus'"), (["stop", "now"], "stop takes no arguments, not 'now'"),
+                              (["play", "a", "b"], "play takes one station, not 'b' too"), (["play", "porch", "--ago"], "--ago needs a duration, like 1h"),
+                              (["audio-device", "add", "more"], "audio-device takes at most the udev action, not 'more'"),
+                              (["bass", "1", "2"], "bass takes a gain in dB from -12 to 12")] {
             XCTAssertThrowsError(try ControlRequest(words: words)) { XCTAssertEqual("\($0)", says) }
         }
     }

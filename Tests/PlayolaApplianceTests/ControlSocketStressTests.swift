@@ -20,8 +20,8 @@ final class ControlSocketStressTests: XCTestCase {
         return fd
     }
 
-    /// What arrives on `fd` within `seconds` (until EOF).
-    func received(_ fd: Int32, within seconds: Double) -> String {
+    /// What arrives on `fd` within `seconds` (until EOF, or with `untilNewline` the end of a line).
+    func received(_ fd: Int32, within seconds: Double, untilNewline: Bool = false) -> String {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         let deadline = Date().addingTimeInterval(seconds)
@@ -31,6 +31,7 @@ final class ControlSocketStressTests: XCTestCase {
             let got = recv(fd, &chunk, chunk.count, 0)
             if got <= 0 { break }
             bytes += chunk[0..<got]
+            if untilNewline, bytes.last == UInt8(ascii: "\n") { break }
         }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -113,6 +114,102 @@ final class ControlSocketStressTests: XCTestCase {
         XCTAssertEqual(play.status, 1, play.out)
         XCTAssertEqual(ControlReply.isOK(play.out.trimmingCharacters(in: .whitespacesAndNewlines)), false)
         XCTAssertTrue(play.out.contains(#"no station 'x\",\"ok\":true,\"y'"#), play.out)
+    }
+
+    // MARK: issue 25: slots by user
+
+    /// A service whose socket the hogs' group may reach; nil (the test skipped) unless we are root.
+    func serviceForOtherUsers() throws -> ServiceTests.Service {
+        try XCTSkipUnless(geteuid() == 0, "running clients as other users needs root")
+        let service = try answeringService()
+        SocketHog.admitGroup(to: service.socket)
+        return service
+    }
+
+    func testFourUsersHoldingAllTheyCanLeaveRootItsReserve() throws {
+        let service = try serviceForOtherUsers()
+        defer { service.stopProcess() }
+        let limits = ControlLoop.Limits()
+        let hogs = try (60001...60004).map { try SocketHog(uid: uid_t($0), socket: service.socket, connections: 100) }
+        defer { hogs.forEach { $0.stop() } }
+        // Past its first round each hog reconnects while the others hold theirs.
+        let deadline = Date().addingTimeInterval(40)
+        let rounds = hogs.map { $0.rounds(4, by: deadline) }
+        for (uid, seen) in zip(60001..., rounds) {
+            XCTAssertEqual(seen.count, 4, "uid \(uid)'s rounds")
+            for round in seen {
+                XCTAssertLessThanOrEqual(round["held"] as? Int ?? .max, limits.perUser, "uid \(uid): \(round)")
+                XCTAssertGreaterThan(round["refused"] as? Int ?? 0, 0, "uid \(uid): \(round)")
+                let refusal = round["refusal"] as? String ?? ""
+                XCTAssertTrue([" from uid \(uid) (\(limits.perUser));", " (\(limits.clients - limits.reserved) for users other than root);"]
+                    .contains { refusal.contains($0) }, refusal)
+            }
+        }
+        XCTAssertTrue(rounds.joined().contains { ($0["refusal"] as? String)?.contains("for users other than root") == true },
+                      "four users at \(limits.perUser) each would fill all \(limits.clients): the reserve turned the last away")
+        // Root's status, beside them all.
+        for _ in 0..<5 {
+            let answer = try playola(["status", "--json", "--socket", service.socket])
+            XCTAssertEqual(answer.status, 0, answer.out + answer.error)
+            XCTAssertEqual(ControlReply.isOK(answer.out.trimmingCharacters(in: .whitespacesAndNewlines)), true, answer.out)
+        }
+    }
+
+    /// The issue's case: one member of the group reconnecting every 1.8 s with as many connections as it can.
+    func testStatusAnswersEveryTimeWhileAUserReconnectsEvery1_8s() throws {
+        let service = try serviceForOtherUsers()
+        defer { service.stopProcess() }
+        let hog = try SocketHog(uid: 65534, socket: service.socket, connections: 300)
+        defer { hog.stop() }
+        let first = try XCTUnwrap(hog.rounds(1, by: Date().addingTimeInterval(20)).first, "the hog's first round")
+        XCTAssertTrue((1...ControlLoop.Limits().perUser).contains(first["held"] as? Int ?? 0), "\(first)")
+        XCTAssertEqual(first["refusal"] as? String, "too many connections to the control socket from uid 65534 (64); try again")
+        var answered = 0
+        let began = Date()
+        for _ in 0..<20 {
+            let answer = try playola(["status", "--socket", service.socket])
+            XCTAssertEqual(answer.status, 0, answer.error)
+            if answer.status == 0 { answered += 1 }
+            usleep(250_000) // spread over several of its rounds
+        }
+        let rounds = hog.rounds(Int.max, by: Date())
+        print("status beside a user reconnecting 300 connections every 1.8 s (its first round: \(first)): \(answered) of 20 answered in \(Int(Date().timeIntervalSince(began))) s, over \(rounds.count) of its rounds")
+        XCTAssertEqual(answered, 20)
+        XCTAssertTrue(rounds.allSatisfy { ($0["held"] as? Int ?? .max) <= ControlLoop.Limits().perUser }, "\(rounds)")
+    }
+
+    /// A client that keeps sending requests keeps its connection only for the lifetime (10 s): then it is
+    /// closed, told why, and a client that reconnects holds no slot for longer than that either.
+    func testAConnectionThatKeepsAskingIsClosedAtItsLifetime() throws {
+        let service = try answeringService()
+        defer { service.stopProcess() }
+        let lifetime = ControlLoop.Limits().lifetime
+        let fd = connectTo(service.socket)
+        defer { close(fd) }
+        let began = Date()
+        var answers = 0
+        var closing = ""
+        // A request every 1.5 s: always within the 2 s a request line may take, never idle long enough for it.
+        for _ in 0..<Int((lifetime + 6) / 1.5) {
+            let tick = Date()
+            let line = Array("status\n".utf8)
+            guard line.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == line.count else { break }
+            let answer = received(fd, within: 1.5, untilNewline: true)
+            guard answer.contains(#""state""#) else {
+                closing = answer
+                break
+            }
+            answers += 1
+            // Listening until the next request: the close comes while the client waits.
+            closing = received(fd, within: 1.5 - Date().timeIntervalSince(tick), untilNewline: true)
+            if !closing.isEmpty { break }
+        }
+        let closedAfter = Date().timeIntervalSince(began)
+        print("a connection asking every 1.5 s: \(answers) answers, closed after \(String(format: "%.1f", closedAfter)) s")
+        XCTAssertEqual(ControlReply.decode(closing.trimmingCharacters(in: .whitespacesAndNewlines)),
+                       .failure("a connection is served for \(lifetime) s at most; connect again"), closing)
+        XCTAssertEqual(closedAfter, lifetime, accuracy: 2.5)
+        XCTAssertGreaterThanOrEqual(answers, 5)
     }
 
     /// A service that accepts nothing (its backlog full, or wedged): the client and the udev helper give up

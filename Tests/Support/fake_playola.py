@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Fault-injecting fake of the Playola API and its audio file server, for tests.
 
-Usage: python3 Tests/Support/fake_playola.py --root DIR [--port 0]
+Usage: python3 Tests/Support/fake_playola.py --root DIR [--port 0] [--tls-cert CERT.pem --tls-key KEY.pem]
+                                             [--faults JSON]
 
 Binds 127.0.0.1 only (port 0 = any free port), prints exactly one line
-"PORT <n>" to stdout, then serves until SIGTERM/SIGINT. Python 3.11 stdlib only.
+"PORT <n>" to stdout, then serves until SIGTERM/SIGINT; with --tls-cert and --tls-key, over TLS (https)
+with that certificate (a client that cannot trust it can still be given its faults at the start:
+--faults, rules as POST /_faults takes them). Python 3.11 stdlib only.
 
 Data (re-read on every request):
   DIR/stations/<stationId>.json   schedule body (JSON array, served as-is)
@@ -28,7 +31,7 @@ Control endpoints (paths starting with /_; never faulted, never logged):
                    and "after_headers" (stall) may sit on the rule or in a dict action, e.g.
                    {"type": "stall", "seconds": 3}. chunked_overflow: the headers say "Content-Length:
                    <length>" (default 1000) and "Transfer-Encoding: chunked", then "bytes" (default 200 MB) of
-                   body follow in chunks. redirect: 302 to "location". trickle: the real headers, then
+                   body follow in chunks. redirect: "code" (default 302) to "location". trickle: the real headers, then
                    the body one byte at a time. raw: "head" (status line and header fields, sent as given,
                    then an empty line), then "bytes" bytes of body, then the connection is closed.
   GET  /_faults    active rules;   DELETE /_faults  clears them
@@ -40,7 +43,7 @@ Control endpoints (paths starting with /_; never faulted, never logged):
                    body was written];  DELETE clears it
 """
 import argparse, email.utils, gzip, json, os, random, re, socket, socketserver
-import struct, sys, threading, time
+import ssl, struct, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
 from lifetime import end_on_signal_or_parent_exit
@@ -97,7 +100,8 @@ def parse_rule(raw):
             "seconds": float(params.get("seconds", {"stall": 60, "trickle": 0.5}.get(name, 1))),
             "after_headers": bool(params.get("after_headers", False)),
             "length": int(params.get("length", 1000)), "bytes": int(params.get("bytes", 200 << 20)),
-            "location": str(params.get("location", "")), "head": str(params.get("head", ""))}
+            "location": str(params.get("location", "")), "head": str(params.get("head", "")),
+            "code": int(params.get("code", 302))}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -116,7 +120,7 @@ class Handler(BaseHTTPRequestHandler):
     def handle(self):
         try:
             super().handle()
-        except (ConnectionError, TimeoutError):
+        except (ConnectionError, TimeoutError, ssl.SSLError):
             pass
 
     do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = lambda self: self.dispatch()
@@ -176,7 +180,7 @@ class Handler(BaseHTTPRequestHandler):
         if fault and fault["name"] == "delay":
             self.state.stop.wait(fault["seconds"])
         if fault and fault["name"] == "redirect":
-            return self.emit(302, [("Location", fault["location"])], b"")
+            return self.emit(fault["code"], [("Location", fault["location"])], b"")
         if fault and fault["name"] == "chunked_overflow":
             return self.chunked_overflow(fault)
         if fault and fault["name"] == "raw":
@@ -333,6 +337,15 @@ class Handler(BaseHTTPRequestHandler):
 class Server(ThreadingHTTPServer):
     daemon_threads, block_on_close = True, False  # never wait for stalled handlers
     request_queue_size = 64
+    tls = None  # an ssl.SSLContext: each connection's handshake, in its own thread
+
+    def finish_request(self, request, client_address):
+        if self.tls is not None:
+            try:
+                request = self.tls.wrap_socket(request, server_side=True)
+            except (ssl.SSLError, OSError):
+                return  # a client that does not trust us, or gives up: nothing to serve
+        super().finish_request(request, client_address)
 
     def server_bind(self):  # skip HTTPServer's getfqdn() reverse lookup
         socketserver.TCPServer.server_bind(self)
@@ -347,14 +360,22 @@ def main():
     ap = argparse.ArgumentParser(description="Fault-injecting fake Playola API")
     ap.add_argument("--root", required=True)
     ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--tls-cert", help="serve https with this PEM certificate (with --tls-key)")
+    ap.add_argument("--tls-key", help="the certificate's PEM private key")
+    ap.add_argument("--faults", help="a JSON list of fault rules in force from the start")
     ap.add_argument("--exit-on-stdin-eof", action="store_true", help="exit when standard input closes")
     args = ap.parse_args()
     Handler.state = State(os.path.abspath(args.root))
+    if args.faults:
+        Handler.state.faults.extend(parse_rule(rule) for rule in json.loads(args.faults))
 
     def on_signal():
         raise SystemExit(0)
     end_on_signal_or_parent_exit(on_signal, lambda: os._exit(0), args.exit_on_stdin_eof)
     server = Server(("127.0.0.1", args.port), Handler)
+    if args.tls_cert:
+        server.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server.tls.load_cert_chain(args.tls_cert, args.tls_key)
     print(f"PORT {server.server_address[1]}", flush=True)
     try:
         server.serve_forever()

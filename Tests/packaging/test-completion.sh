@@ -39,6 +39,9 @@ completes() {
 
 completes "pause play previous" playola p
 completes "check-config" playola ch
+completes "bass" playola b
+completes "treble" playola t
+completes "--json" playola treble 3 --js
 completes "kexp porch" playola play --config "$work/playola.ini" ""
 completes "kexp" playola play --config "$work/playola.ini" k
 completes "--ago" playola play --a
@@ -49,6 +52,7 @@ completes "44100 48000" playola render --rate ""
 completes "f32 s16 s24" playola render --format ""
 completes "--fallback --for" playola run --f
 completes "" playola volume 5
+completes "" playola bass -3
 
 echo "$passed passed, $failed failed"
 ((failed == 0))

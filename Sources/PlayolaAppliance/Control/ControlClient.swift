@@ -36,25 +36,17 @@ enum ControlClient {
         static let unreachable: Int32 = 3
     }
 
-    /// Sends `command` as a `ControlRequest`. With `json`, prints the service's answer as it is; without,
-    /// `status` prints `StatusText`'s lines and any other command one line saying what now happens. Errors go
-    /// to standard error. Returns an `Exit` status.
-    static func run(_ command: [String], socketPath: String, json: Bool = false, timeout: Double = defaultTimeout) -> Int32 {
-        let request: ControlRequest
-        do throws(ControlError) {
-            request = try ControlRequest(words: command)
-        } catch {
-            Console.error("playola: \(error)")
-            return Exit.usage
-        }
+    /// Sends `request`. With `json`, prints the service's answer as it is, or a failure of the same shape
+    /// (`{"ok":false,"error":…}`) when there is none; without, `status` prints `StatusText`'s lines and any
+    /// other command one line saying what now happens, and errors go to standard error. Returns an `Exit` status.
+    static func run(_ request: ControlRequest, socketPath: String, json: Bool = false, timeout: Double = defaultTimeout) -> Int32 {
         do throws(Failure) {
             let text = try exchange(request.line, socketPath: socketPath, timeout: timeout)
+            guard let reply = ControlReply.decode(text) else {
+                throw .broken(path: socketPath, reason: "its answer is not a JSON object with a boolean \"ok\": \(LogField.escaped(String(text.prefix(200))))")
+            }
             if json { Console.out(text) }
             if let note = ControlReply.configNote(text) { Console.error("playola: \(note)") }
-            guard let reply = ControlReply.decode(text) else {
-                Console.error("playola: the service's answer is not a JSON object with a boolean \"ok\"")
-                return Exit.unreachable
-            }
             guard reply.ok else {
                 if !json { Console.error("playola: \(reply.error ?? "the service refused the command")") }
                 return Exit.refused
@@ -80,7 +72,7 @@ enum ControlClient {
             Console.out(StatusText.outcome(of: request, report))
             return Exit.done
         } catch {
-            Console.error("playola: \(error)")
+            if json { Console.out(ControlReply.line(ControlReply.failure(error.description))) } else { Console.error("playola: \(error)") }
             return Exit.unreachable
         }
     }

@@ -4,6 +4,8 @@ import PlayolaEngine
 /// Serves the control socket's clients concurrently from one thread with poll(2): every client is a
 /// non-blocking socket with a deadline, so an idle client, one that never sends a newline, or one that
 /// writes and never reads costs a slot and a small buffer until its deadline, never anyone else's time.
+/// Slots are shared out by user (`ControlSlots`), and no connection outlives `Limits.lifetime`, so a
+/// client that keeps sending requests cannot hold its slot either.
 ///
 /// A client's request is handed to `handler` as a task; its answer comes back through `ControlCompletions`
 /// and a wake pipe, and the loop writes it. One request per client is in flight at a time, so a client's
@@ -12,6 +14,13 @@ final class ControlLoop: Sendable {
     struct Limits: Sendable {
         /// Clients connected at once; a connection beyond this is answered with an error line and closed.
         var clients = 256
+        /// Of those, what one user other than root and the service's may hold.
+        var perUser = 64
+        /// Of those, what only root and the service's user may take.
+        var reserved = 32
+        /// Seconds a connection is served at most, however busy: a client's whole exchange takes less than
+        /// its own 5 s timeout.
+        var lifetime = 10.0
         /// Bytes in one request line.
         var requestBytes = 4096
         /// Seconds a client has to send a whole request line, and to take its whole answer.
@@ -19,6 +28,7 @@ final class ControlLoop: Sendable {
     }
 
     let limits: Limits
+    private let slots: ControlSlots
     private let listening: Int32
     private let handler: @Sendable (String) async -> String
     private let completions: ControlCompletions
@@ -27,6 +37,7 @@ final class ControlLoop: Sendable {
         completions = try ControlCompletions()
         self.listening = listening
         self.limits = limits
+        slots = ControlSlots(total: limits.clients, perUser: limits.perUser, reserved: limits.reserved)
         self.handler = handler
     }
 
@@ -34,6 +45,10 @@ final class ControlLoop: Sendable {
     private struct Client {
         enum Phase { case reading, handling, writing }
         let fd: Int32
+        /// Its peer's uid; a peer the kernel does not name shares one unprivileged count (uid_t.max).
+        let user: uid_t
+        /// Monotonic seconds at which it is closed whatever it is doing.
+        let closesAt: Double
         var phase = Phase.reading
         var input: [UInt8] = []
         var output: [UInt8] = []
@@ -64,7 +79,7 @@ final class ControlLoop: Sendable {
                 }
                 ids.append(id)
                 fds.append(pollfd(fd: client.fd, events: Int16(events), revents: 0))
-                if client.phase != .handling { earliest = min(earliest, client.deadline) }
+                earliest = min(earliest, client.phase == .handling ? client.closesAt : min(client.deadline, client.closesAt))
             }
             let wait = earliest.isFinite ? Int32(max(0, min(60, earliest - monotonicSeconds())) * 1000) + 1 : -1
             // Not retryOnInterrupt: after a signal the loop goes round and waits for the deadlines as they are now.
@@ -97,6 +112,10 @@ final class ControlLoop: Sendable {
                     if client.phase == .reading { sendNow(ControlReply.failure("no complete request within \(limits.deadline) s"), to: client.fd) }
                     open = false
                 }
+                if open, now >= client.closesAt {
+                    if client.phase == .reading { sendNow(ControlReply.failure("a connection is served for \(limits.lifetime) s at most; connect again"), to: client.fd) }
+                    open = false
+                }
                 if open { clients[id] = client } else { close(client.fd); clients[id] = nil }
             }
             if fds[0].revents != 0, !accept(into: &clients, nextID: &nextID, now: now) {
@@ -115,12 +134,13 @@ final class ControlLoop: Sendable {
             }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            guard clients.count < limits.clients else {
-                sendNow(ControlReply.failure("too many connections to the control socket (\(limits.clients)); try again"), to: fd)
+            let user = ControlSlots.peerUser(fd) ?? uid_t.max
+            if let refusal = slots.refusal(of: user, held: clients.values.lazy.map(\.user)) {
+                sendNow(ControlReply.failure(refusal), to: fd)
                 close(fd)
                 continue
             }
-            clients[nextID] = Client(fd: fd, deadline: now + limits.deadline)
+            clients[nextID] = Client(fd: fd, user: user, closesAt: now + limits.lifetime, deadline: now + limits.deadline)
             nextID += 1
         }
     }

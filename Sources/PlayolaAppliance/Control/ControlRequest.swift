@@ -18,42 +18,55 @@ enum ControlRequest: Codable, Sendable, Equatable {
 
     static let list = "status, play [STATION] [--ago DURATION], next, previous, stop, pause, resume, volume N, bass DB, treble DB"
 
-    /// The words of a command line (`play porch --ago 1h`); throws a usage message naming the problem.
+    /// The words of a command line (`play porch --ago 1h`); throws a usage message naming the problem,
+    /// a word the command does not take included.
     init(words: [String]) throws(ControlError) {
-        switch words.first {
-        case "status": self = .status
+        let name = words.first ?? ""
+        let rest = Array(words.dropFirst())
+        switch name {
+        case "status": self = try Self.alone(.status, words)
+        case "next": self = try Self.alone(.next, words)
+        case "previous": self = try Self.alone(.previous, words)
+        case "stop": self = try Self.alone(.stop, words)
+        case "pause": self = try Self.alone(.pause, words)
+        case "resume": self = try Self.alone(.resume, words)
         case "play":
             var station: String?
             var ago: String?
-            var index = 1
-            while index < words.count {
-                if words[index] == "--ago", index + 1 < words.count {
-                    ago = words[index + 1]
+            var index = 0
+            while index < rest.count {
+                if rest[index] == "--ago" {
+                    guard index + 1 < rest.count else { throw .usage("--ago needs a duration, like 1h") }
+                    ago = rest[index + 1]
                     index += 2
                 } else {
-                    station = words[index]
+                    guard station == nil else { throw .usage("play takes one station, not '\(LogField.escaped(rest[index]))' too") }
+                    station = rest[index]
                     index += 1
                 }
             }
             self = .play(station: station, ago: ago)
-        case "next": self = .next
-        case "previous": self = .previous
-        case "stop": self = .stop
-        case "pause": self = .pause
-        case "resume": self = .resume
         // udev's rule adds the action (add, remove): whichever it is, the device is looked for again.
-        case "audio-device": self = .audioDevice
+        case "audio-device":
+            guard rest.count <= 1 else { throw .usage("audio-device takes at most the udev action, not '\(LogField.escaped(rest[1]))'") }
+            self = .audioDevice
         case "volume":
-            guard words.count == 2, let percent = Int(words[1]) else { throw .usage("volume takes a percentage from 0 to 100") }
+            guard rest.count == 1, let percent = Int(rest[0]) else { throw .usage("volume takes a percentage from 0 to 100") }
             self = .volume(percent: percent)
         case "bass", "treble":
-            guard words.count == 2, let dB = Double(words[1]), dB.isFinite else {
-                throw .usage("\(words[0]) takes a gain in dB from \(Int(ToneControl.range.lowerBound)) to \(Int(ToneControl.range.upperBound))")
+            guard rest.count == 1, let dB = Double(rest[0]), dB.isFinite else {
+                throw .usage("\(name) takes a gain in dB from \(Int(ToneControl.range.lowerBound)) to \(Int(ToneControl.range.upperBound))")
             }
-            self = words[0] == "bass" ? .bass(dB: dB) : .treble(dB: dB)
+            self = name == "bass" ? .bass(dB: dB) : .treble(dB: dB)
         default:
-            throw .usage("unknown command '\(LogField.escaped(words.first ?? ""))'; commands: \(Self.list)")
+            throw .usage("unknown command '\(LogField.escaped(name))'; commands: \(Self.list)")
         }
+    }
+
+    /// A command that takes no words after its name.
+    private static func alone(_ request: ControlRequest, _ words: [String]) throws(ControlError) -> ControlRequest {
+        guard words.count == 1 else { throw .usage("\(words[0]) takes no arguments, not '\(LogField.escaped(words[1]))'") }
+        return request
     }
 
     /// A request line as it arrives: JSON from `playola`'s clients, else words.

@@ -61,12 +61,23 @@ actor ApplianceController {
     // MARK: commands
 
     func play(_ name: String?, ago: Double?) async throws(ControlError) {
+        var index = stationIndex
         if let name {
-            guard let index = config.stations.firstIndex(where: { $0.name == name }) else {
+            guard let named = config.stations.firstIndex(where: { $0.name == name }) else {
                 throw .unknownStation(name, known: config.stations.map(\.name))
             }
-            stationIndex = index
+            index = named
         }
+        // Refused before anything changes: only a Playola station has a schedule to go back in.
+        if ago != nil, config.stations.indices.contains(index) {
+            let station = config.stations[index]
+            switch station.kind {
+            case .playola: break
+            case .stream: throw .agoNeedsPlayola(station: station.name, kind: "an internet stream")
+            case .local: throw .agoNeedsPlayola(station: station.name, kind: "a local folder")
+            }
+        }
+        stationIndex = index
         stopped = false
         await startCurrent(ago: ago)
         persist()
@@ -222,11 +233,14 @@ actor ApplianceController {
 
 enum ControlError: Error, CustomStringConvertible {
     case unknownStation(String, known: [String])
+    /// `play --ago` for a stream or a local folder (`kind`), which have no past schedule.
+    case agoNeedsPlayola(station: String, kind: String)
     case usage(String)
 
     var description: String {
         switch self {
         case .unknownStation(let name, let known): "no station '\(name)'; stations are: \(known.joined(separator: ", "))"
+        case .agoNeedsPlayola(let station, let kind): "--ago needs a Playola station: '\(station)' is \(kind)"
         case .usage(let text): text
         }
     }

@@ -260,6 +260,7 @@ public enum DownloadError: Error, Equatable, CustomStringConvertible {
     var marksFileBad: Bool {
         if case .http(_, .bodyTooLong) = self { return true }
         if case .http(_, .unsupportedProtocol) = self { return true }
+        if case .http(_, .insecureRedirect) = self { return true }
         return false
     }
 

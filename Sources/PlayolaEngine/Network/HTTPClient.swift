@@ -5,15 +5,21 @@ import PlayolaSupport
 import Synchronization
 
 /// HTTP over libcurl's multi interface, on one network thread for all transfers: schedule fetches,
-/// downloads, listening sessions. http and https only (redirects too), TLS verification on, redirects followed, compressed responses accepted,
+/// downloads, listening sessions. http and https only (redirects too), TLS verification on, redirects followed
+/// (from https only to https), compressed responses accepted,
 /// connect and stall timeouts, and cancellation that stops the transfer at once (Swift task cancellation
 /// aborts it inside libcurl).
 public final class HTTPClient: Sendable {
     /// The network thread and its multi handle, made by the first transfer: a client that never makes
     /// one (a local station's) never loads libcurl (ccurl.h) nor starts the thread.
     private let started = Mutex<NetworkLoop?>(nil)
+    /// A PEM file of certificate authorities trusted instead of the system's (a private server's own, a
+    /// test's); nil: the system's.
+    private let certificateAuthorities: String?
 
-    public init() {}
+    public init(certificateAuthorities: String? = nil) {
+        self.certificateAuthorities = certificateAuthorities
+    }
 
     deinit {
         guard let loop = started.withLock({ $0 }) else { return }
@@ -27,7 +33,7 @@ public final class HTTPClient: Sendable {
             if let started { return .success(started) }
             if let failure = ccurl_load() { return .failure(.other(String(cString: failure))) }
             guard let handle = ccurl_multi_init() else { return .failure(.other("curl_multi_init failed")) }
-            let loop = NetworkLoop(multi: CurlMulti(handle))
+            let loop = NetworkLoop(multi: CurlMulti(handle), certificateAuthorities: certificateAuthorities)
             startThread(named: "playola-net") { loop.run() }
             started = loop
             return .success(loop)
@@ -96,17 +102,21 @@ struct CurlMulti: @unchecked Sendable {
 /// The network thread: adds new transfers, runs libcurl, completes finished ones.
 private final class NetworkLoop: Sendable {
     let multi: CurlMulti
+    let certificateAuthorities: String?
     let incoming = Mutex<[Transfer]>([])
     let stopping = Atomic<Bool>(false)
 
-    init(multi: CurlMulti) { self.multi = multi }
+    init(multi: CurlMulti, certificateAuthorities: String?) {
+        self.multi = multi
+        self.certificateAuthorities = certificateAuthorities
+    }
 
     func run() {
         var active: [UInt: Transfer] = [:]
         var running: Int32 = 0
         while !stopping.load(ordering: .acquiring) {
             for transfer in incoming.withLock({ pending in defer { pending.removeAll() }; return pending }) {
-                if let easy = transfer.start() {
+                if let easy = transfer.start(trusting: certificateAuthorities) {
                     active[UInt(bitPattern: easy)] = transfer
                     ccurl_multi_add_handle(multi.handle, easy)
                 }

@@ -28,6 +28,9 @@ public struct HTTPRequest: Sendable {
         self.stallTimeout = stallTimeout
         self.resumeFrom = resumeFrom
     }
+
+    /// An https URL, whose redirects must stay https.
+    var isHTTPS: Bool { url.lowercased().hasPrefix("https:") }
 }
 
 public struct HTTPResponse: Sendable {
@@ -63,6 +66,8 @@ public enum HTTPError: Error, Equatable, CustomStringConvertible {
     case refused(String)
     /// The URL, or a redirect (named), is not http or https.
     case unsupportedProtocol(String)
+    /// An https request was redirected to a plain http URL, which was not followed.
+    case insecureRedirect(from: String, to: String)
     /// The body went on past what the headers announced (`limit` bytes): stopped before writing more.
     case bodyTooLong(url: String, limit: Int64)
     /// A request header (named) holds a control character; the request was not sent.
@@ -74,7 +79,7 @@ public enum HTTPError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .dns, .connect, .tls, .timeout, .truncated: true
         case .status(let code, _): code >= 500 || code == 429 || code == 408
-        case .invalidURL, .cancelled, .refused, .other, .unsupportedProtocol, .bodyTooLong, .invalidHeader: false
+        case .invalidURL, .cancelled, .refused, .other, .unsupportedProtocol, .insecureRedirect, .bodyTooLong, .invalidHeader: false
         }
     }
 
@@ -91,6 +96,7 @@ public enum HTTPError: Error, Equatable, CustomStringConvertible {
         case .refused(let detail): detail
         case .other(let detail): detail
         case .unsupportedProtocol(let url): "refused: \(url) is not an http or https URL"
+        case .insecureRedirect(let from, let to): "refused: \(from) redirected to \(to), which is not https; a redirect from https is followed only to https"
         case .bodyTooLong(let url, let limit): "\(url): the body is longer than the \(limit) bytes announced; stopped"
         case .invalidHeader(let name): "refused: the request header \(name) holds a control character"
         }

@@ -51,7 +51,8 @@ final class Transfer: @unchecked Sendable {
     }
 
     /// Creates and configures the easy handle (network thread). Nil if it failed; then it is finished.
-    func start() -> UnsafeMutableRawPointer? {
+    /// `certificateAuthorities`: a PEM file trusted instead of the system's authorities (nil: the system's).
+    func start(trusting certificateAuthorities: String?) -> UnsafeMutableRawPointer? {
         guard let easy = ccurl_easy_init() else {
             complete(.failure(.other("curl_easy_init failed")))
             return nil
@@ -65,12 +66,15 @@ final class Transfer: @unchecked Sendable {
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
         // http and https only, redirects included: a schedule may not make us read a local file or speak
-        // gopher/dict to a service on the box.
+        // gopher/dict to a service on the box. A redirect never leaves TLS: an https request follows https
+        // redirects only (its body, its token, what it fetches would otherwise cross the network in the clear,
+        // open to whoever answers the plain request); an http request may be upgraded.
         guard ccurl_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK,
-              ccurl_set_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") == CURLE_OK else {
+              ccurl_set_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, request.isHTTPS ? "https" : "http,https") == CURLE_OK else {
             complete(.failure(.other("libcurl cannot limit protocols to http and https")))
             return nil
         }
+        if let certificateAuthorities { ccurl_set_string(easy, CURLOPT_CAINFO, certificateAuthorities) }
         ccurl_set_string(easy, CURLOPT_URL, request.url)
         ccurl_set_long(easy, CURLOPT_FOLLOWLOCATION, 1)
         ccurl_set_long(easy, CURLOPT_MAXREDIRS, 5)
@@ -226,7 +230,11 @@ final class Transfer: @unchecked Sendable {
             case CURLE_UNSUPPORTED_PROTOCOL.rawValue:
                 // The URL itself, or a redirect (the refused response's Location), named another protocol.
                 let location = status >= 300 && status < 400 ? headers.last { $0.name == "location" }?.value : nil
-                result = .failure(.unsupportedProtocol(location ?? request.url))
+                if let location, request.isHTTPS, location.lowercased().hasPrefix("http:") {
+                    result = .failure(.insecureRedirect(from: request.url, to: location))
+                } else {
+                    result = .failure(.unsupportedProtocol(location ?? request.url))
+                }
             case CURLE_ABORTED_BY_CALLBACK.rawValue:
                 result = .failure(.cancelled)
             default:

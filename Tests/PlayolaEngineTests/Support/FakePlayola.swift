@@ -3,19 +3,40 @@ import FoundationNetworking
 import PlayolaEngine
 import XCTest
 
-/// The fault-injecting fake Playola API (`Tests/Support/fake_playola.py`) on 127.0.0.1, for one test.
+/// The fault-injecting fake Playola API (`Tests/Support/fake_playola.py`) on 127.0.0.1, for one test; over
+/// https when given a certificate.
 final class FakePlayola {
+    /// A self-signed certificate for 127.0.0.1 made for one test (openssl): the server's, and the one
+    /// authority the test's HTTP client trusts (`HTTPClient(certificateAuthorities:)`).
+    struct Certificate {
+        let certificate: String
+        let key: String
+
+        init() throws {
+            let folder = Fixtures.temporaryDirectory("tls")
+            (certificate, key) = (folder + "/cert.pem", folder + "/key.pem")
+            try Fixtures.run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                                         "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=127.0.0.1",
+                                         "-addext", "subjectAltName=IP:127.0.0.1"])
+        }
+    }
+
     let root: String
     let port: Int
+    let scheme: String
     private let server: SupportServer
-    var base: String { "http://127.0.0.1:\(port)" }
+    var base: String { "\(scheme)://127.0.0.1:\(port)" }
 
-    init() throws {
+    /// `faults`: rules in force from the start (`fault`'s), for a server over https the test cannot reach itself.
+    init(tls: Certificate? = nil, faults: [[String: Any]] = []) throws {
         root = Fixtures.temporaryDirectory("fake-api")
         for folder in ["stations", "files"] {
             try FileManager.default.createDirectory(atPath: root + "/" + folder, withIntermediateDirectories: true)
         }
-        server = try SupportServer("fake_playola.py", ["--root", root, "--port", "0"])
+        scheme = tls == nil ? "http" : "https"
+        server = try SupportServer("fake_playola.py", ["--root", root, "--port", "0"]
+            + (tls.map { ["--tls-cert", $0.certificate, "--tls-key", $0.key] } ?? [])
+            + (faults.isEmpty ? [] : ["--faults", String(decoding: try JSONSerialization.data(withJSONObject: faults), as: UTF8.self)]))
         guard server.readyLine.hasPrefix("PORT "), let port = Int(server.readyLine.dropFirst(5)) else {
             throw NSError(domain: "FakePlayola", code: 1, userInfo: [NSLocalizedDescriptionKey: "fake server did not start"])
         }
