@@ -20,6 +20,10 @@ Control (POST, JSON body; each applies to the variant named):
   /_stall        {"variant": V, "seconds": s} V's playlist is served as it is now for s seconds
   /_discontinuity {"variant": V}             the next segment V adds is marked EXT-X-DISCONTINUITY
 GET /_requests?variant=V: the paths requested of V, in order (a JSON list).
+Hostile forms of each variant's live playlist:
+  /V/big.m3u8    the live playlist with 100 000 segments of 2 s before its own (14 MB), which are never
+                 there: a live join plays only the last ones
+  /V/fast.m3u8   the live playlist with a target duration of 1 ms
 Python 3.11 stdlib only; needs ffmpeg.
 """
 import argparse, http.server, json, os, re, shutil, socketserver, subprocess, sys, tempfile, threading, time
@@ -66,6 +70,24 @@ class State:
         return "\n".join(out) + "\n"
 
 
+BIG_PADDING = 100_000
+
+
+def big(text):
+    """`text` with BIG_PADDING segments before its own: its media sequence is kept, so its own segments keep
+    numbers of their own, BIG_PADDING above what the server numbers them."""
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("#EXTINF"))
+    return "\n".join(lines[:first]) + "\n" + PADDING_TEXT + "\n".join(lines[first:]) + "\n"
+
+
+PADDING_TEXT = "".join(f"#EXTINF:2.000,\nold/{i:0>120}.ts\n" for i in range(BIG_PADDING))
+
+
+def fast(text):
+    return re.sub(r"#EXT-X-TARGETDURATION:\d+", "#EXT-X-TARGETDURATION:0.001", text)
+
+
 def segment_number(line):
     match = re.fullmatch(r"seg(\d+)\.(ts|m4s)", line.strip())
     return int(match.group(1)) if match else None
@@ -102,8 +124,9 @@ def make_handler(state):
             variant, name = parts
             with state.lock:
                 state.requests[variant].append(path)
-            if name == "live.m3u8":
-                return self.send(200, state.playlist(variant).encode(), "application/vnd.apple.mpegurl")
+            forms = {"live.m3u8": lambda text: text, "big.m3u8": big, "fast.m3u8": fast}
+            if name in forms:
+                return self.send(200, forms[name](state.playlist(variant)).encode(), "application/vnd.apple.mpegurl")
             if segment_number(name) is not None:
                 with state.lock:
                     if state.missing[variant] > 0:

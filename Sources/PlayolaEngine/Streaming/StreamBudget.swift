@@ -1,0 +1,54 @@
+import PlayolaSupport
+import Synchronization
+
+/// What one stream connection may cost besides playing its audio: the CPU its parsing takes (ICY blocks and
+/// their titles, HLS playlists, segments and their tags) and the bytes it holds outside the audio buffer (a
+/// playlist, a segment, the audio taken out of it). A server that makes either run away gets a named error,
+/// and the player reconnects with its back-off, rather than a radio stalled behind its own parser.
+package final class StreamBudget: Sendable {
+    /// Parsing may take this share of one core, over each `window` seconds. A live stream's parsing costs
+    /// well under 1 % (a 128 kbit/s stream's ICY blocks, a 2 s segment every 2 s).
+    package static let cpuShare = 0.5
+    package static let window = 10.0
+    /// Bytes held outside the audio buffer at once: a segment or playlist body (at most
+    /// `HLSFollower.maxBodyBytes`), the last playlist kept to compare the next with, a segment's audio.
+    package static let maxHeldBytes = 40 << 20
+
+    private let name: String
+    private let state = Mutex<(windowStart: Double, spent: Double, exceeded: String?)>((monotonicSeconds(), 0, nil))
+
+    package init(name: String) {
+        self.name = name
+    }
+
+    /// Runs `work`, charging the CPU time it takes on this thread.
+    package func measure<T, E: Error>(_ work: () throws(E) -> T) throws(E) -> T {
+        let began = threadCPUSeconds()
+        defer { charge(threadCPUSeconds() - began) }
+        return try work()
+    }
+
+    private func charge(_ seconds: Double) {
+        let now = monotonicSeconds()
+        state.withLock { state in
+            if now - state.windowStart >= Self.window { (state.windowStart, state.spent) = (now, 0) }
+            state.spent += seconds
+            let limit = Self.cpuShare * Self.window
+            if state.spent > limit, state.exceeded == nil {
+                state.exceeded = "\(name): parsing what the server sends took more than \(Self.format(limit)) s of CPU in \(Self.format(Self.window)) s"
+            }
+        }
+    }
+
+    /// Fails the budget for holding `bytes` (more than `maxHeldBytes`) outside the audio buffer.
+    package func overHeld(_ bytes: Int) -> String {
+        let reason = "\(name): the stream would hold \(bytes >> 20) MB outside its audio buffer (at most \(Self.maxHeldBytes >> 20) MB)"
+        state.withLock { if $0.exceeded == nil { $0.exceeded = reason } }
+        return reason
+    }
+
+    /// Why the budget was exceeded, once it has been.
+    package var exceeded: String? { state.withLock { $0.exceeded } }
+
+    private static func format(_ seconds: Double) -> String { seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)" }
+}
