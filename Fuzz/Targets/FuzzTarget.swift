@@ -15,6 +15,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case ogg
     /// HLS: playlists, MPEG-TS and fragmented MP4 segments, ID3 tags.
     case hls
+    /// A live HLS playlist joined and reloaded, as the follower does.
+    case hlsReload = "hls-reload"
+    /// A connection's network side under a flood of ICY metadata blocks.
+    case icyFlood = "icy-flood"
+    /// HLS segments' ID3 tags in a flood, through the demuxer into the connection's titles.
+    case id3Flood = "id3-flood"
 
     public func run(_ input: UnsafeRawBufferPointer) {
         switch self {
@@ -23,6 +29,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .icy: ICYFuzzing.run(input)
         case .ogg: OggFuzzing.run(input)
         case .hls: HLSFuzzing.run(input)
+        case .hlsReload: HLSReloadFuzzing.run(input)
+        case .icyFlood: ICYFloodFuzzing.run(input)
+        case .id3Flood: ID3FloodFuzzing.run(input)
         }
     }
 }

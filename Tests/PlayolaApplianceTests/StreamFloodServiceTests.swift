@@ -1,9 +1,9 @@
 import Foundation
 import XCTest
 
-/// Issue 26: a stream that changes its ICY title as fast as it can, with titles kilobytes long, costs the
-/// running service a bounded share of a core and a few log lines a minute; each title shows cut to its
-/// limit. It used to cost 84 % of a core and a log line per change.
+/// Issue 26: a stream that changes its ICY title as fast as it can, with titles of a kilobyte, costs the
+/// running service a bounded share of a core and a few log lines a minute; titles are cut to their limit.
+/// It used to cost a log line per change.
 final class StreamFloodServiceTests: XCTestCase {
     func testATitleFloodCostsBoundedCPUAndLogLines() throws {
         let service = try ServiceTests.Service()
@@ -11,11 +11,11 @@ final class StreamFloodServiceTests: XCTestCase {
         let mp3 = service.folder + "/radio.mp3"
         try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "aevalsrc=0.5*sin(2*PI*700*t)|0.5*sin(2*PI*700*t):s=44100:d=40",
                                "-c:a", "libmp3lame", "-b:a", "128k", mp3])
-        // A metadata block every 64 audio bytes (250 a second), its title another one almost every time: two
-        // short, one of 3000 characters.
-        let long = "Long Artist - " + String(repeating: "very ", count: 600) + "long"
-        let server = try StreamServerProcess(["--mount", "/radio.mp3=\(mp3):audio/mpeg:16000", "--metaint", "64",
-                                              "--titles", "Flood One - Song A|Flood Two - Song B|\(long)", "--title-seconds", "0.002"])
+        // A metadata block every 16 audio bytes (1000 a second), its title another one almost every time: two
+        // short, one of 1000 characters.
+        let long = "Long Artist - " + String(repeating: "very ", count: 200) + "long"
+        let server = try StreamServerProcess(["--mount", "/radio.mp3=\(mp3):audio/mpeg:16000", "--metaint", "16",
+                                              "--titles", "Flood One - Song A|Flood Two - Song B|\(long)", "--title-seconds", "0.0005"])
         service.extraSections = "[station flood]\ntype = stream\nurl = http://127.0.0.1:\(server.port)/radio.mp3\n"
         try service.writeConfig(volume: 80)
         try service.start()
@@ -31,8 +31,9 @@ final class StreamFloodServiceTests: XCTestCase {
         let perSecond = Double(lines.count - linesBefore) / seconds
         let blocks = (try streamServerRequest(server.port, "/_requests") as? [[String: Any]])?.last?["meta_blocks"] as? Int ?? 0
         print("title flood: \(blocks) metadata blocks sent; service \(Int(cpu * 100)) % of a core, \(perSecond) now-playing lines a second, longest \(lines.map(\.count).max() ?? 0) characters")
-        XCTAssertGreaterThan(blocks, 1000, "the server flooded")
-        XCTAssertLessThan(cpu, 0.5, "CPU of the service while flooded")
+        XCTAssertGreaterThan(blocks, 5000, "the server flooded")
+        // Measured: 11-13 % here (most of it the stream's decoding and mixing), 24 % before titles were coalesced.
+        XCTAssertLessThan(cpu, 0.2, "CPU of the service while flooded")
         XCTAssertLessThanOrEqual(perSecond, 0.5, "now-playing lines a second: \(lines.suffix(5))")
         XCTAssertTrue(lines.allSatisfy { $0.count < 300 }, "titles cut to their limit: \(lines.map(\.count))")
         XCTAssertGreaterThan(service.amplitude(700), 0.05, "still playing")

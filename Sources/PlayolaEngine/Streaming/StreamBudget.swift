@@ -12,13 +12,17 @@ package final class StreamBudget: Sendable {
     package static let window = 10.0
     /// Bytes held outside the audio buffer at once: a segment or playlist body (at most
     /// `HLSFollower.maxBodyBytes`), the last playlist kept to compare the next with, a segment's audio.
-    package static let maxHeldBytes = 40 << 20
+    package static let maxHeldBytes = 24 << 20
 
     private let name: String
+    private let cpuShare: Double
+    private let window: Double
     private let state = Mutex<(windowStart: Double, spent: Double, exceeded: String?)>((monotonicSeconds(), 0, nil))
 
-    package init(name: String) {
+    package init(name: String, cpuShare: Double = StreamBudget.cpuShare, window: Double = StreamBudget.window) {
         self.name = name
+        self.cpuShare = cpuShare
+        self.window = window
     }
 
     /// Runs `work`, charging the CPU time it takes on this thread.
@@ -31,11 +35,11 @@ package final class StreamBudget: Sendable {
     private func charge(_ seconds: Double) {
         let now = monotonicSeconds()
         state.withLock { state in
-            if now - state.windowStart >= Self.window { (state.windowStart, state.spent) = (now, 0) }
+            if now - state.windowStart >= window { (state.windowStart, state.spent) = (now, 0) }
             state.spent += seconds
-            let limit = Self.cpuShare * Self.window
+            let limit = cpuShare * window
             if state.spent > limit, state.exceeded == nil {
-                state.exceeded = "\(name): parsing what the server sends took more than \(Self.format(limit)) s of CPU in \(Self.format(Self.window)) s"
+                state.exceeded = "\(name): parsing what the server sends took more than \(Self.format(limit)) s of CPU in \(Self.format(window)) s"
             }
         }
     }
@@ -50,5 +54,7 @@ package final class StreamBudget: Sendable {
     /// Why the budget was exceeded, once it has been.
     package var exceeded: String? { state.withLock { $0.exceeded } }
 
-    private static func format(_ seconds: Double) -> String { seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)" }
+    private static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds))" : "\((seconds * 1000).rounded() / 1000)"
+    }
 }

@@ -48,11 +48,16 @@ public final class StreamConnection: Sendable {
     /// A `.pls` or `.m3u` of stream URLs; an HLS playlist may be up to `HLSFollower.maxBodyBytes`.
     private static let maxPlaylistBytes = 64 << 10
 
-    public init(url: String, station: StreamStation, bufferBytes: Int = 256 << 10) {
+    public convenience init(url: String, station: StreamStation, bufferBytes: Int = 256 << 10) {
+        self.init(url: url, station: station, bufferBytes: bufferBytes, budget: StreamBudget(name: url))
+    }
+
+    /// With a budget other than the usual one.
+    package init(url: String, station: StreamStation, bufferBytes: Int = 256 << 10, budget: StreamBudget) {
         self.url = url
         self.station = station
         buffer = StreamBuffer(capacity: bufferBytes)
-        budget = StreamBudget(name: url)
+        self.budget = budget
     }
 
     /// The title the stream announced last (ICY `StreamTitle`, Ogg tags, HLS ID3), if it came since the last
@@ -127,7 +132,7 @@ public final class StreamConnection: Sendable {
     }
 
     /// Titles from inside the audio (Ogg's tags, HLS's ID3) go where ICY titles go.
-    private var announce: @Sendable (StreamTags) -> Void {
+    package var announce: @Sendable (StreamTags) -> Void {
         { [self] tags in
             guard let text = tags.text else { return }
             latestTitle.withLock { $0 = ICYMetadata(title: text, artist: tags.artist, song: tags.title) }
@@ -139,9 +144,9 @@ public final class StreamConnection: Sendable {
     /// Why the connection cannot go on: the engine's reason, or the budget's.
     public var failure: String? { problem.withLock { $0 } ?? budget.exceeded }
 
-    // MARK: network thread
+    // MARK: network thread (package: the fuzz targets feed it as the network would)
 
-    private func receive(headers fields: [(name: String, value: String)]) -> String? {
+    package func receive(headers fields: [(name: String, value: String)]) -> String? {
         do throws(ICYError) {
             let headers = try ICYHeaders(fields)
             let isPlaylist = headers.contentType.map(StreamPlaylist.isPlaylist) ?? false
@@ -157,7 +162,7 @@ public final class StreamConnection: Sendable {
         }
     }
 
-    private func receive(body bytes: UnsafeRawBufferPointer) -> Bool {
+    package func receive(body bytes: UnsafeRawBufferPointer) -> Bool {
         let buffer = self.buffer
         let (title, keepGoing): (ICYMetadata?, Bool) = budget.measure {
             shared.withLock { shared in
