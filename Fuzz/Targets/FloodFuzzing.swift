@@ -57,7 +57,7 @@ enum TitleFlood {
 
 enum ICYFloodFuzzing {
     /// Input: one byte of metaint (1–64), then metadata block texts separated by NUL bytes: each becomes a
-    /// block after `metaint` bytes of audio, the whole sent 64 times over, in reads of 1500 bytes, with the
+    /// block after `metaint` bytes of audio, the whole sent 16 times over, in reads of 1500 bytes, with the
     /// player's look for a title between reads.
     static func run(_ input: UnsafeRawBufferPointer) {
         guard input.count >= 2 else { return }
@@ -72,7 +72,7 @@ enum ICYFloodFuzzing {
         let connection = StreamConnection(url: "http://fuzz/stream", station: StreamStation(name: "fuzz", url: "http://fuzz/stream"))
         guard connection.receive(headers: [("Content-Type", "audio/mpeg"), ("icy-metaint", "\(metaint)")]) == nil else { return }
         stream.withUnsafeBytes { raw in
-            for _ in 0..<64 {
+            for _ in 0..<16 {
                 var at = 0
                 while at < raw.count {
                     let end = min(raw.count, at + 1500)

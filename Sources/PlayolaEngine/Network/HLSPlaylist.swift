@@ -118,6 +118,8 @@ public enum HLSPlaylist: Equatable, Sendable {
                 target = seconds
             } else if let value = lines.value(line, after: "#EXT-X-MEDIA-SEQUENCE:") {
                 guard let number = Int(value), number >= 0, number < Int.max / 2 else { throw .invalid(url, "EXT-X-MEDIA-SEQUENCE \(value)") }
+                // Later, it would number the segments after it below those before (RFC 8216 4.3.3.2: before the first).
+                guard index == 0 else { throw .invalid(url, "EXT-X-MEDIA-SEQUENCE after a segment") }
                 sequence = number
             } else if lines.hasPrefix(line, "#EXTINF:") {
                 guard kept.contains(index), let value = lines.value(line, after: "#EXTINF:") else {
