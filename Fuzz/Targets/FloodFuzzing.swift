@@ -10,7 +10,7 @@ enum HLSReloadFuzzing {
         let bodies = split(Array(input), at: separator)
         let url = "http://fuzz/live/a.m3u8"
         guard let first = bodies.first, case .media(let media)? = try? HLSPlaylist(bytes: first, url: url) else { return }
-        var window = HLSMediaWindow(media, body: first, url: url)
+        let window = HLSMediaWindow(media, body: first, url: url)
         var played = window.next
         for body in bodies.dropFirst() + [first] {
             for segment in window.pending {

@@ -24,7 +24,7 @@ Hostile forms of each variant's live playlist:
   /V/big.m3u8    the live playlist with 100 000 segments of 2 s before its own (14 MB), which are never
                  there: a live join plays only the last ones
   /V/fast.m3u8   the live playlist with a target duration of 1 ms
-  /big-master.m3u8  a master playlist of one audio-only variant, /ts-aac/big.m3u8
+  /big-master.m3u8  a master playlist of one audio-only variant, /fmp4-mp3/big.m3u8
 Python 3.11 stdlib only; needs ffmpeg.
 """
 import argparse, http.server, json, os, re, shutil, socketserver, subprocess, sys, tempfile, threading, time
@@ -44,8 +44,8 @@ ts-aac/live.m3u8
 """
 
 BIG_MASTER = """#EXTM3U
-#EXT-X-STREAM-INF:BANDWIDTH=140000,CODECS="mp4a.40.2"
-ts-aac/big.m3u8
+#EXT-X-STREAM-INF:BANDWIDTH=140000,CODECS="mp4a.40.34"
+fmp4-mp3/big.m3u8
 """
 
 

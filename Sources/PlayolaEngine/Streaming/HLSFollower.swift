@@ -29,30 +29,31 @@ struct HLSFollower {
                     throw .other("\(url): the master playlist has no variant to play")
                 }
                 mediaURL = chosen
-                body = try await self.body(of: mediaURL, http: http, holding: 0)
+                body = try await self.body(of: mediaURL, http: http)
                 playlist = try parse(body, url: mediaURL)
             }
             guard case .media(let media) = playlist else { throw .other("\(mediaURL): a master playlist where a media playlist was expected") }
-            var window = HLSMediaWindow(media, body: body, url: mediaURL)
-            return try await follow(&window, http: http)
+            return try await follow(HLSMediaWindow(media, body: body, url: mediaURL), http: http)
         } catch {
             return .failed(error)
         }
     }
 
-    private func follow(_ window: inout HLSMediaWindow, http: HTTPClient) async throws(HTTPError) -> StreamConnection.Outcome {
+    private func follow(_ window: HLSMediaWindow, http: HTTPClient) async throws(HTTPError) -> StreamConnection.Outcome {
         var lastGrowth = monotonicSeconds()
         var demuxer = SegmentDemuxer(onTags: onTags)
         let url = window.url
         while true {
             for segment in window.pending {
                 if Task.isCancelled { throw .cancelled }
-                if let bytes = await fetchSegment(segment, http: http, holding: window.bodyBytes) {
+                if let bytes = await fetchSegment(segment, http: http) {
                     if segment.isDiscontinuity { demuxer.discontinuity() }
-                    let initSection = try await initSection(segment, demuxer: demuxer, http: http, holding: window.bodyBytes + bytes.count)
+                    let initSection = try await initSection(segment, demuxer: demuxer, http: http, holding: bytes.count)
                     let audio: [UInt8]
                     do throws(AudioDecoderError) {
-                        audio = try budget.measure { () throws(AudioDecoderError) in try demuxer.audio(of: bytes, initSection: initSection, url: segment.url) }
+                        let began = threadCPUSeconds()
+                        defer { budget.charge(since: began) }
+                        audio = try demuxer.audio(of: bytes, initSection: initSection, url: segment.url)
                     } catch {
                         throw .other("\(error)")
                     }
@@ -67,9 +68,11 @@ struct HLSFollower {
             if monotonicSeconds() - lastGrowth >= stallLimit {
                 throw .timeout("\(url): the playlist has not grown for \(Int(stallLimit)) s")
             }
-            let reloaded = try await body(of: url, http: http, holding: window.bodyBytes)
+            let reloaded = try await body(of: url, http: http)
             do throws(HLSPlaylistError) {
-                try budget.measure { () throws(HLSPlaylistError) in try window.reload(reloaded) }
+                let began = threadCPUSeconds()
+                defer { budget.charge(since: began) }
+                try window.reload(reloaded)
             } catch {
                 throw .other("\(error)")
             }
@@ -78,9 +81,9 @@ struct HLSFollower {
     }
 
     /// A segment's bytes, tried twice; nil when both fail (the segment is passed over).
-    private func fetchSegment(_ segment: HLSPlaylist.Segment, http: HTTPClient, holding: Int) async -> [UInt8]? {
+    private func fetchSegment(_ segment: HLSPlaylist.Segment, http: HTTPClient) async -> [UInt8]? {
         for attempt in 0..<2 {
-            if let bytes = try? await body(of: segment.url, http: http, holding: holding) { return bytes }
+            if let bytes = try? await body(of: segment.url, http: http) { return bytes }
             if budget.exceeded != nil { return nil }
             if attempt == 0 { try? await Task.sleep(for: .milliseconds(500)) }
         }
@@ -123,7 +126,9 @@ struct HLSFollower {
 
     private func parse(_ body: [UInt8], url: String) throws(HTTPError) -> HLSPlaylist {
         do throws(HLSPlaylistError) {
-            return try budget.measure { () throws(HLSPlaylistError) in try HLSPlaylist(bytes: body, url: url) }
+            let began = threadCPUSeconds()
+            defer { budget.charge(since: began) }
+            return try HLSPlaylist(bytes: body, url: url)
         } catch {
             throw .other("\(error)")
         }
@@ -131,7 +136,7 @@ struct HLSFollower {
 
     /// The body of `url`, at most `maxBodyBytes`, and at most what leaves the stream within its budget with
     /// the `holding` bytes it already holds. Bytes arriving tell the stall watch the source is alive.
-    private func body(of url: String, http: HTTPClient, holding: Int) async throws(HTTPError) -> [UInt8] {
+    private func body(of url: String, http: HTTPClient, holding: Int = 0) async throws(HTTPError) -> [UInt8] {
         let collected = Mutex<(body: [UInt8], overBudget: Bool)>(([], false))
         let request = HTTPRequest(url: url, headers: station.headers, timeout: 30, stallTimeout: station.stallSeconds)
         let buffer = self.buffer

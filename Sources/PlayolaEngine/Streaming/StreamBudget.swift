@@ -3,15 +3,15 @@ import Synchronization
 
 /// What one stream connection may cost besides playing its audio: the CPU its parsing takes (ICY blocks and
 /// their titles, HLS playlists, segments and their tags) and the bytes it holds outside the audio buffer (a
-/// playlist, a segment, the audio taken out of it). A server that makes either run away gets a named error,
+/// segment and its init section). A server that makes either run away gets a named error,
 /// and the player reconnects with its back-off, rather than a radio stalled behind its own parser.
 package final class StreamBudget: Sendable {
     /// Parsing may take this share of one core, over each `window` seconds. A live stream's parsing costs
     /// well under 1 % (a 128 kbit/s stream's ICY blocks, a 2 s segment every 2 s).
     package static let cpuShare = 0.5
     package static let window = 10.0
-    /// Bytes held outside the audio buffer at once: a segment or playlist body (at most
-    /// `HLSFollower.maxBodyBytes`), the last playlist kept to compare the next with, a segment's audio.
+    /// Bytes held outside the audio buffer at once: a segment with its init section, each at most
+    /// `HLSFollower.maxBodyBytes`.
     package static let maxHeldBytes = 24 << 20
 
     private let name: String
@@ -26,13 +26,16 @@ package final class StreamBudget: Sendable {
     }
 
     /// Runs `work`, charging the CPU time it takes on this thread.
-    package func measure<T, E: Error>(_ work: () throws(E) -> T) throws(E) -> T {
+    package func measure<T>(_ work: () -> T) -> T {
         let began = threadCPUSeconds()
-        defer { charge(threadCPUSeconds() - began) }
-        return try work()
+        defer { charge(since: began) }
+        return work()
     }
 
-    private func charge(_ seconds: Double) {
+    /// Charges the CPU time this thread has used since `began` (its `threadCPUSeconds()`): for throwing work,
+    /// in a `defer`.
+    package func charge(since began: Double) {
+        let seconds = threadCPUSeconds() - began
         let now = monotonicSeconds()
         state.withLock { state in
             if now - state.windowStart >= window { (state.windowStart, state.spent) = (now, 0) }
