@@ -45,16 +45,11 @@ final class Log: Sendable {
         // errors and file names reach messages by many routes, and one newline followed by `<0>` would be a
         // journal line of its own at emergency priority. Cut here too, for the same reason: a tag's title or a
         // server's error can be kilobytes.
-        Console.error("<\(level.rawValue)>\(LogField.escaped(Self.cut(line)))")
+        Console.error("<\(level.rawValue)>\(LogField.escaped(line.cut(to: Self.maxLine)))")
     }
 
     /// The longest line written, in characters.
     static let maxLine = 1000
-
-    static func cut(_ line: String) -> String {
-        guard line.utf8.count > maxLine, line.count > maxLine else { return line }
-        return String(line.prefix(maxLine - 1)) + "…"
-    }
 }
 
 let log = Log.shared

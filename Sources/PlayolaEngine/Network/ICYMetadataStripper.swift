@@ -1,4 +1,5 @@
 import PlayolaDecoding
+import PlayolaSupport
 
 /// What an ICY (SHOUTcast/Icecast) stream announced about the song now on air.
 public struct ICYMetadata: Sendable, Equatable {
@@ -28,11 +29,7 @@ public struct ICYMetadata: Sendable, Equatable {
         self.song = song.map(Self.capped)
     }
 
-    private static func capped(_ text: String) -> String {
-        // A character is at least one byte: at most maxLength bytes is at most maxLength characters.
-        guard text.utf8.count > maxLength, text.count > maxLength else { return text }
-        return String(text.prefix(maxLength - 1)) + "…"
-    }
+    private static func capped(_ text: String) -> String { text.cut(to: maxLength) }
 }
 
 public enum ICYError: Error, Equatable, CustomStringConvertible {
