@@ -4,6 +4,8 @@
 #   make deb                         $(BUILD_DIR)/playola_<version>_<arch>.deb, built with this machine's Swift
 #   make deb ARCH=arm64              build/playola_<version>_<ARCH>.deb for Debian trixie, with trixie's Swift
 #   make deb DIST=trixie [ARCH=amd64]  (packaging/build-trixie, as root; arm64 made on an amd64 host)
+#   make bundle [ARCH=amd64|arm64]   $(BUILD_DIR)/playola-<version>-<arch>.raucb, the signed update of the image's root
+#                                    (image/build first; ROOTFS= another root; RAUC_KEY/RAUC_CERT/RAUC_KEYRING: a vendor's key)
 # SCRATCH_PATH lets a build keep away from a .build another build is using.
 
 PREFIX       ?= /usr
@@ -27,7 +29,7 @@ VERSION     := $(shell sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sourc
 
 SWIFT_BUILD = $(SWIFT) build -c release --product playola --static-swift-stdlib --scratch-path "$(SCRATCH_PATH)" $(SWIFT_FLAGS)
 
-.PHONY: all build install deb clean
+.PHONY: all build install deb bundle clean
 
 all: build
 
@@ -71,6 +73,12 @@ deb:
 	@[ "$(or $(DIST),trixie)" = trixie ] || { echo "make deb: only DIST=trixie is supported" >&2; exit 2; }
 	packaging/build-trixie $(or $(ARCH),$(shell dpkg --print-architecture))
 endif
+
+# The bundle's root is what image/build made for ARCH: the amd64 root as it is, the Pi card's root partition.
+BUNDLE_ARCH = $(if $(filter command line,$(origin ARCH)),$(ARCH),$(shell dpkg --print-architecture))
+ROOTFS      ?= $(if $(filter arm64,$(BUNDLE_ARCH)),$(BUILD_DIR)/image-arm64/playola-rpi.img.xz,$(BUILD_DIR)/image-amd64/image.ext4)
+bundle:
+	BUILD_DIR="$(BUILD_DIR)" VERSION="$(VERSION)" image/rauc/make-bundle "$(BUNDLE_ARCH)" "$(ROOTFS)" "$(BUILD_DIR)/playola-$(VERSION)-$(BUNDLE_ARCH).raucb"
 
 clean:
 	rm -rf "$(BUILD_DIR)"

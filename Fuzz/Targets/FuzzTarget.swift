@@ -15,6 +15,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case ogg
     /// HLS: playlists, MPEG-TS and fragmented MP4 segments, ID3 tags.
     case hls
+    /// Fragmented MP4: a file's movie fragments through the file reader, and as HLS segments through the
+    /// segment demuxer and the AAC stream decoder.
+    case fmp4
+    /// Ogg pages arriving in pieces, the last one repeated (a packet continued without end, granules).
+    case oggPages = "ogg-pages"
     /// A live HLS playlist joined and reloaded, as the follower does.
     case hlsReload = "hls-reload"
     /// A connection's network side under a flood of ICY metadata blocks.
@@ -29,6 +34,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .icy: ICYFuzzing.run(input)
         case .ogg: OggFuzzing.run(input)
         case .hls: HLSFuzzing.run(input)
+        case .fmp4: FragmentFuzzing.run(input)
+        case .oggPages: OggPageFuzzing.run(input)
         case .hlsReload: HLSReloadFuzzing.run(input)
         case .icyFlood: ICYFloodFuzzing.run(input)
         case .id3Flood: ID3FloodFuzzing.run(input)

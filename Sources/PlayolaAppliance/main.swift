@@ -15,6 +15,7 @@ let usage = """
       bass, treble DB          tone controls in dB, -12 to 12 (0: flat)
                                each prints what now happens; --json prints the service's JSON answer
       check-config [FILE]      validate a config file without playing
+      network-config           the config's Wi-Fi as wpa_supplicant's file, at boot (playola network-config --help)
       render                   render a schedule to a WAV file in virtual time (playola render --help)
       version                  print the version
 
@@ -46,6 +47,7 @@ do {
     case "render": exit(try await RenderCommand.run(Array(words.dropFirst())))
     case "run": exit(try await RunCommand.run(Array(words.dropFirst())))
     case "check-config": exit(CheckConfigCommand.run(Array(words.dropFirst())))
+    case "network-config": exit(NetworkConfigCommand.run(Array(words.dropFirst())))
     case "status", "play", "next", "previous", "stop", "pause", "resume", "volume", "bass", "treble", "audio-device":
         if words.contains("--help") {
             Console.out(usage)

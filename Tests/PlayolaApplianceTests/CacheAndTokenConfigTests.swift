@@ -7,7 +7,7 @@ import XCTest
 /// and a token that could smuggle an HTTP header is refused with a clear message.
 final class CacheAndTokenConfigTests: XCTestCase {
     private var directory = ""
-    private let demo = "[station demo]\ntype = local\npath = /srv/demo\n"
+    private let demo = "[station demo]\ntype = local\npath = /tmp\n"
 
     override func setUpWithError() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("cache-config-\(UUID().uuidString)").path

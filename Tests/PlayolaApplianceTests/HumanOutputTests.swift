@@ -10,7 +10,7 @@ final class HumanOutputTests: XCTestCase {
     /// The top-level fields `status --json` has always had (optional ones are left out when empty).
     static let alwaysThere: Set<String> = ["ok", "state", "station", "device", "deviceAvailable", "volume", "uptime", "config", "cache"]
     static let known = alwaysThere.union(["lastError", "spin", "next", "reason", "progress", "stream"])
-        // Added for issue 17's device, network and error-time lines (documented in the README).
+        // Added for issue 17's device, network and error-time lines (documented in doc/operating.md).
         .union(["stationType", "deviceRate", "deviceFormat", "network", "lastErrorAt"])
         // Issue 16's tone controls (documented in playola(1)).
         .union(["bass", "treble"])
@@ -85,7 +85,7 @@ final class HumanOutputTests: XCTestCase {
         XCTAssertNil(stopped["Playing"])
         XCTAssertEqual(try run(service, "play", "--json").out, "{\"ok\":true}\n", "--json: the service's answer as it is")
 
-        // Errors: on standard error, nothing on standard output, and the README's exit statuses.
+        // Errors: on standard error, nothing on standard output, and doc/operating.md's exit statuses.
         let unknown = try run(service, "play", "nosuch")
         XCTAssertEqual(unknown.status, 1)
         XCTAssertEqual(unknown.out, "")

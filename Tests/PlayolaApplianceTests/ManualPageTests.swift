@@ -69,7 +69,7 @@ final class ManualPageTests: XCTestCase {
             }
         }
         XCTAssertEqual(Set(commands), ["run", "status", "play", "next", "previous", "stop", "pause", "resume", "volume", "bass", "treble",
-                                       "check-config", "render", "version"], help)
+                                       "check-config", "network-config", "render", "version"], help)
         let source = try String(contentsOfFile: Self.repository + "/man/playola.1", encoding: .utf8)
         let text = try output("man", ["--warnings", "-l", Self.repository + "/man/playola.1"], environment: ["MANWIDTH": "200"])
         let section = text.components(separatedBy: "\nCOMMANDS\n").last?.components(separatedBy: "\nOPTIONS\n").first ?? ""

@@ -82,4 +82,25 @@ check "the purge removes the system user and its group" \
     bash -c '! grep -q "^playola:" "$1/etc/passwd" && ! grep -q "^playola:" "$1/etc/group"' _ "$root"
 check "the gpio group stays (other software may rely on it)" grep -q '^gpio:' "$root/etc/group"
 check "dpkg knows nothing of playola" bash -c '! chroot "$1" dpkg -s playola >/dev/null 2>&1' _ "$root"
+
+# As on the image: /var/lib/playola is a bind mount of the persistent partition's playola/ (image/read-only-root),
+# which the purge must empty and cannot remove.
+persistent=$work/persistent/playola
+mkdir -p "$persistent" && echo '{"station":"porch"}' >"$persistent/state.json" && echo id >"$persistent/device-id"
+in_root_bound() {
+    unshare --mount --propagation private -- sh -euc '
+        mount -t proc proc "$1/proc"
+        mount --rbind /dev "$1/dev"
+        mkdir -p "$1/var/lib/playola" && mount --bind "$2" "$1/var/lib/playola"
+        target=$1; shift 2
+        exec chroot "$target" "$@"
+    ' in_root_bound "$root" "$persistent" "$@"
+}
+if in_root_bound env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "/root/deb/$name" >"$work/install2.log" 2>&1 &&
+    in_root_bound env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq playola >"$work/purge2.log" 2>&1; then
+    pass "apt purge playola with /var/lib/playola a bind mount, as on the image"
+else
+    fail "apt purge playola with /var/lib/playola a bind mount" "$(tail -n 5 "$work/install2.log" "$work/purge2.log" 2>/dev/null)"
+fi
+check "the purge empties the bound state directory" test -z "$(ls -A "$persistent")"
 finish

@@ -83,6 +83,7 @@ struct ApplianceConfig: Sendable, Equatable {
     var gpio = GPIOConfig()
     var led = LED()
     var log = Log()
+    var network = NetworkSettings()
 
     /// What to play when there is no saved last station.
     var firstBootStation: StationConfig? {

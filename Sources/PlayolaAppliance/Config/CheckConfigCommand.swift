@@ -21,7 +21,7 @@ enum CheckConfigCommand {
         for (path, reason) in location.unreachable { Console.error("\(path): cannot be looked at (\(reason)); checking \(location.path)") }
         let path = location.path
         let (config, diagnostics) = ApplianceConfig.load(path: path)
-        for diagnostic in diagnostics { Console.error(diagnostic.description) }
+        for diagnostic in Diagnostic.bounded(diagnostics) { Console.error(diagnostic.description) }
         guard let config else { return 1 }
         let names = config.stations.map(\.name).joined(separator: ", ")
         let count = config.stations.count == 1 ? "1 station" : "\(config.stations.count) stations"

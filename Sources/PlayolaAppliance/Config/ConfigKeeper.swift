@@ -95,20 +95,27 @@ struct ConfigKeeper {
     }
 
     private func logDiagnostics(_ diagnostics: [Diagnostic]) {
-        for diagnostic in diagnostics { log(diagnostic.severity == .error ? .error : .warning, diagnostic.description) }
+        for diagnostic in Diagnostic.bounded(diagnostics) { log(diagnostic.severity == .error ? .error : .warning, diagnostic.description) }
     }
 
     /// Replaces the last good copy with `bytes` when they differ from it (mode 0600: the INI may hold the
     /// token and the Wi-Fi passphrase).
     private mutating func keep(_ bytes: [UInt8]) {
-        if case .success(let kept) = WholeFile.read(lastGoodPath, limit: INIFile.maximumSize), [UInt8](kept) == bytes { return }
         do throws(WholeFile.WriteError) {
-            try WholeFile.write(Data(bytes), to: lastGoodPath, mode: 0o600)
+            guard try Self.keep(bytes, at: lastGoodPath) else { return }
             reportedFailure = nil
             log(.info, "kept as the last good configuration: \(lastGoodPath)")
         } catch {
             if error != reportedFailure { log(.warning, "the last good configuration is not kept: \(error)") }
             reportedFailure = error
         }
+    }
+
+    /// Replaces the copy at `path` with `bytes` unless it holds them already (the card is spared a write at
+    /// every start); true when it wrote.
+    static func keep(_ bytes: [UInt8], at path: String) throws(WholeFile.WriteError) -> Bool {
+        if case .success(let kept) = WholeFile.read(path, limit: INIFile.maximumSize), [UInt8](kept) == bytes { return false }
+        try WholeFile.write(Data(bytes), to: path, mode: 0o600)
+        return true
     }
 }

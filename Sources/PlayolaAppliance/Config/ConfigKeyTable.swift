@@ -94,6 +94,7 @@ extension ConfigValidator {
 
     static let playola: [ConfigKey] = [
         ConfigKey("api") { validator, entry in
+            validator.apiLine = entry.line
             if let api = validator.accepted(ConfigValue.httpURL(entry.value), entry, must: "be an http:// or https:// URL") {
                 validator.config.playola.api = api
             }

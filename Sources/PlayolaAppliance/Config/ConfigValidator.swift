@@ -8,7 +8,7 @@ extension ApplianceConfig {
         do throws(ConfigError) {
             return load(bytes: try INIFile.read(path), file: path)
         } catch {
-            return (nil, [.error(error.message, file: path, line: error.line)])
+            return (nil, error.diagnostics(file: path))
         }
     }
 
@@ -19,7 +19,7 @@ extension ApplianceConfig {
         do throws(ConfigError) {
             ini = try INIFile.parse(bytes: bytes)
         } catch {
-            return (nil, [.error(error.message, file: file, line: error.line)])
+            return (nil, error.diagnostics(file: file))
         }
         var validator = ConfigValidator(file: file)
         let config = validator.validate(ini)
@@ -52,6 +52,8 @@ struct ConfigValidator {
     var config = ApplianceConfig()
     /// The `[cache] dir` line, for the cache directory's cross-check.
     var cacheDirLine: Int?
+    /// The `[playola] api` line, for the warning about a token sent unencrypted.
+    var apiLine: Int?
     /// `[playola] token_file` and `token`, checked together once the section is read.
     var tokenFileEntry: INIEntry?
     var tokenEntry: INIEntry?
@@ -138,11 +140,7 @@ struct ConfigValidator {
             error("no station is configured: add a [station NAME] section", 0)
         } else if !stationHeaders.isEmpty {
             // Named stations count even when their section has an error, so one mistake is not reported twice.
-            let names = stationHeaders.map(\.name)
-            for reference in stationReferences where !names.contains(reference.name) {
-                error("station '\(reference.name)' is not configured; stations are: \(names.joined(separator: ", "))",
-                      reference.line)
-            }
+            checkStationReferences(names: stationHeaders.map(\.name))
         }
         checkGPIOLines()
 
@@ -185,6 +183,9 @@ struct ConfigValidator {
         case (nil, nil):
             break
         }
+        if config.playola.tokenSource != nil, let apiLine, config.playola.api.hasPrefix("http://") {
+            warning("api is http://: the token travels unencrypted to \(config.playola.api); use https://", apiLine)
+        }
     }
 
     private mutating func checkTokenFile(_ entry: INIEntry) {
@@ -220,22 +221,6 @@ struct ConfigValidator {
                 continue
             }
             read(entry, Self.gpio)
-        }
-    }
-
-    private mutating func readNetwork(_ entries: [INIEntry]) {
-        var values: [String: String] = [:]
-        for entry in entries {
-            guard NetworkSettings.keys.contains(entry.key) else {
-                unknownKey(entry, known: NetworkSettings.keys)
-                continue
-            }
-            values[entry.key] = entry.value
-            if let problem = NetworkSettings.problem(key: entry.key, value: entry.value) { error(problem, entry.line) }
-        }
-        for (key, message, isError) in NetworkSettings.crossProblems(values) {
-            let line = entries.last { $0.key == key }?.line ?? 0
-            if isError { error(message, line) } else { warning(message, line) }
         }
     }
 
@@ -297,12 +282,35 @@ struct ConfigValidator {
             kind = .stream(url: url, headers: headers)
         default:
             guard let path = required("path", "a"), absolutePath(path) != nil else { return nil }
+            // Not an error: a USB stick may come later, and an error would also cost the owner the Wi-Fi.
+            if let problem = Self.folderProblem(path.value) { warning("station '\(name)': \(problem)", path.line) }
             kind = .local(path: path.value)
         }
         return valid ? StationConfig(name: name, kind: kind, line: line) : nil
     }
 
     // MARK: Cross-checks
+
+    /// Each reference to a station that is not configured, with the nearest name or a few of them: never
+    /// the whole list, which for a file of many stations made every error as long as the file.
+    private mutating func checkStationReferences(names: [String]) {
+        let configured = Set(names)
+        // Each search compares the name with every station: with thousands of each (a generated file), only
+        // the first few references get one, the ones printed (`Diagnostic.bounded`).
+        let searchEach = names.count * stationReferences.count <= 100_000
+        let listed = 5
+        let list = "stations are: " + names.prefix(listed).joined(separator: ", ")
+            + (names.count > listed ? " and \(Diagnostic.grouped(names.count - listed)) more" : "")
+        var searched = 0
+        for reference in stationReferences where !configured.contains(reference.name) {
+            var suggestion: String?
+            if searchEach || searched < Diagnostic.shownPerKind {
+                suggestion = DidYouMean.closest(to: reference.name, in: names)
+                searched += 1
+            }
+            error("station '\(reference.name)' is not configured; " + (suggestion.map { "did you mean '\($0)'?" } ?? list), reference.line)
+        }
+    }
 
     private mutating func checkGPIOLines() {
         var firstUse: [LineRef: Int] = [:]
@@ -366,6 +374,16 @@ struct ConfigValidator {
         name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
     }
 
+    /// Why a local station's folder cannot be read now, or nil.
+    static func folderProblem(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            return errno == ENOENT ? "folder \(path) does not exist: the station plays nothing until it does"
+                : "folder \(path): \(Errno.current)"
+        }
+        return info.st_mode & S_IFMT == S_IFDIR ? nil : "\(path) is not a folder"
+    }
+
     static func isHeaderLine(_ text: String) -> Bool {
         guard let colon = text.firstIndex(of: ":") else { return false }
         let name = text[..<colon]
@@ -383,7 +401,7 @@ struct ConfigValidator {
 
     // MARK: Reporting
 
-    private mutating func unknownKey(_ entry: INIEntry, known: [String]) {
+    mutating func unknownKey(_ entry: INIEntry, known: [String]) {
         var suggestion = DidYouMean.suffix(for: entry.key, in: known)
         let words = entry.key.split(separator: " ", maxSplits: 1)
         if entry.section == "gpio", words.count == 2,

@@ -8,6 +8,9 @@ struct INIEntry: Sendable, Equatable {
     var section: String
     var key: String
     var value: String
+    /// The value before libinih cut an inline comment from it (`a ;b`: "a ;b"), surrounding blanks removed;
+    /// the same as `value` when there was none.
+    var uncutValue: String
     var line: Int
     /// The line of this entry's `[section]` header (0 before any): libinih merges two sections of the same
     /// name, and a repeated `[station NAME]` must be told apart from the first.
@@ -27,21 +30,38 @@ enum ConfigError: Error, Sendable, Equatable {
     case syntax(line: Int)
     case lineTooLong(line: Int, limit: Int)
     case tooLarge(limit: Int)
+    case utf16
+    /// `character` counts from 1 on its line.
+    case notUTF8(line: Int, character: Int, byte: UInt8)
+    /// Each line's first; nothing else is checked in a file that holds one, as libinih's reading of it is not
+    /// what it looks like (`TextScan`).
+    case controlCharacters([TextScan.ControlCharacter])
 
     var line: Int {
         switch self {
-        case .unreadable, .tooLarge: 0
-        case .syntax(let line), .lineTooLong(let line, _): line
+        case .unreadable, .tooLarge, .utf16: 0
+        case .syntax(let line), .lineTooLong(let line, _), .notUTF8(let line, _, _): line
+        case .controlCharacters(let found): found.first?.line ?? 0
         }
     }
 
     var message: String {
         switch self {
         case .unreadable(let reason): "cannot read: \(reason)"
-        case .syntax: "syntax error"
+        case .syntax: "syntax error: a line must be 'key = value', '[section]' or '; comment'"
         case .lineTooLong(_, let limit): "line is too long: at most \(limit) characters"
         case .tooLarge(let limit): "larger than \(limit) bytes: not a config file"
+        case .utf16: "not UTF-8 text (it looks like UTF-16: save it as UTF-8)"
+        case .notUTF8(_, let character, let byte):
+            "not UTF-8 text: character \(character) is the byte \(TextScan.hex(byte)), which UTF-8 does not allow there (save the file as UTF-8)"
+        case .controlCharacters(let found): found.first?.message ?? ""
         }
+    }
+
+    /// As the findings about `file`: one for each control character, else the one.
+    func diagnostics(file: String) -> [Diagnostic] {
+        guard case .controlCharacters(let found) = self else { return [.error(message, file: file, line: line)] }
+        return found.map { .error($0.message, file: file, line: $0.line) }
     }
 }
 
@@ -59,6 +79,8 @@ struct INIFile: Sendable, Equatable {
     }
 
     static func parse(bytes: [UInt8]) throws(ConfigError) -> INIFile {
+        let controlCharacters = try TextScan.controlCharacters(inUTF8: bytes)
+        if !controlCharacters.isEmpty { throw .controlCharacters(controlCharacters) }
         let feeder = LineFeeder(bytes)
         let user = Unmanaged.passUnretained(feeder).toOpaque()
         // Parsing a stream we feed ourselves is how we learn line numbers: this libinih is built without
@@ -92,6 +114,8 @@ private final class LineFeeder {
     private var lineNumber = 0
     private var section = ""
     private var sectionLine = 0
+    /// The line last handed to libinih, for the value before its inline comment was cut.
+    private var content: ArraySlice<UInt8> = []
     private(set) var file = INIFile()
     private(set) var firstTooLong: ConfigError?
 
@@ -106,10 +130,22 @@ private final class LineFeeder {
     static let handler: ini_handler = { user, _, name, value in
         guard let user, let name, let value else { return 1 }
         let feeder = Unmanaged<LineFeeder>.fromOpaque(user).takeUnretainedValue()
+        let text = String(cString: value)
         feeder.file.entries.append(INIEntry(
-            section: feeder.section, key: String(cString: name), value: String(cString: value),
+            section: feeder.section, key: String(cString: name), value: text, uncutValue: feeder.uncutValue() ?? text,
             line: feeder.lineNumber, sectionLine: feeder.sectionLine))
         return 1
+    }
+
+    /// The current line's text after its first `=` or `:` (where libinih ends the key) with libinih's blanks
+    /// (C's isspace) around it removed.
+    private func uncutValue() -> String? {
+        guard let separator = content.firstIndex(where: { $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: ":") }) else { return nil }
+        var uncut = content[(separator + 1)...]
+        let isBlank = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
+        while let first = uncut.first, isBlank(first) { uncut = uncut.dropFirst() }
+        while let last = uncut.last, isBlank(last) { uncut = uncut.dropLast() }
+        return String(decoding: uncut, as: UTF8.self)
     }
 
     private func nextLine(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Bool {
@@ -129,6 +165,7 @@ private final class LineFeeder {
             content = []
         }
         noteSection(content)
+        self.content = content
         content.withUnsafeBytes { raw in
             buffer.withMemoryRebound(to: UInt8.self, capacity: capacity) { out in
                 if let base = raw.baseAddress { out.update(from: base.assumingMemoryBound(to: UInt8.self), count: raw.count) }

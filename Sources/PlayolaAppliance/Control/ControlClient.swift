@@ -25,7 +25,7 @@ enum ControlClient {
         }
     }
 
-    /// The exit statuses of the client commands (the README lists them).
+    /// The exit statuses of the client commands (doc/operating.md lists them).
     enum Exit {
         static let done: Int32 = 0
         /// The service answered with an error (an unknown station, a volume out of range).

@@ -10,6 +10,12 @@ package enum DecodeLimits {
     static let maxAnnouncedFrames: Int64 = 1 << 40
     /// Access units in one track (24 h of AAC-LC at 48 kHz), on top of the file's size bounding them.
     static let maxUnits = 1 << 22
+    /// Samples one movie fragment (`moof`, an HLS fMP4 segment) may describe: 1.5 h of AAC-LC at 48 kHz,
+    /// where writers make fragments of a few seconds. A `trun` of no per-sample fields claims its count in 4
+    /// bytes, so the count alone would drive the sample loop.
+    static let maxFragmentSamples = 1 << 18
+    /// `trun` boxes in one fragment: writers make one per track, or one per chunk of a few samples.
+    static let maxFragmentRuns = 1 << 12
     /// An AAC access unit is at most 6144 bits per channel; 64 KiB covers 85 channels.
     static let maxUnitBytes: UInt32 = 1 << 16
     /// Output frames of one AAC access unit: 1024 for LC, 2048 for HE-AAC, 480–960 for the low-delay kinds.

@@ -5,7 +5,7 @@ struct MP4Bytes {
     var bytes: [UInt8]
     /// Boxes whose payload is boxes; `meta` has 4 bytes of version and flags first.
     private static let containers: [String: Int] = [
-        "moov": 0, "trak": 0, "mdia": 0, "minf": 0, "stbl": 0, "edts": 0, "udta": 0, "meta": 4, "ilst": 0,
+        "moov": 0, "trak": 0, "mdia": 0, "minf": 0, "stbl": 0, "edts": 0, "udta": 0, "meta": 4, "ilst": 0, "moof": 0, "traf": 0,
     ]
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }

@@ -55,7 +55,7 @@ enum MP4AudioTrackReader {
         if isFragmented, table.firstMissingUnit == nil {
             let trackID = try self.trackID(trak, in: bytes)
             let found = try fragments(trackID, MP4TrackRun.Defaults(moov: moov, trackID: trackID, in: bytes))
-            table.append(found)
+            try table.append(found)
         }
         guard table.unitDuration > 0 else { throw MP4FieldError(field: "stts", problem: "no sample has a duration") }
         let gapless = try MP4Gapless.read(

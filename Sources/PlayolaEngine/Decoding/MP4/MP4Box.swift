@@ -104,7 +104,20 @@ struct MP4FieldError: Error {
         MP4FieldError(field: "stsd", problem: "audio codec '\(type)' (only AAC is supported in MP4)", isUnsupported: true)
     }
 
+    static func durationOverflow(_ box: String) -> MP4FieldError {
+        MP4FieldError(field: box, problem: "the durations add up to more than 2^63 ticks")
+    }
+
     func named(_ path: String) -> AudioDecoderError {
         isUnsupported ? .unsupported(path: path, reason: problem) : .malformed(path: path, field: field, problem: problem)
+    }
+}
+
+extension Int64 {
+    /// `self + duration`, two durations of a file's boxes, or the error naming `box` when the sum passes 2^63.
+    func addingDuration(_ duration: Int64, of box: String) throws(MP4FieldError) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(duration)
+        guard !overflow else { throw MP4FieldError.durationOverflow(box) }
+        return sum
     }
 }

@@ -9,15 +9,18 @@ struct MP4Fragments {
     var unitDuration: Int64 = 0
     /// A sample lies past the end of the file: the file is cut short there.
     var isCut = false
+    /// The file's bytes that no sample has taken yet.
+    private var untakenBytes: Int
 
     /// A `moof` holds one fragment's sample index: a few KB, never this much.
     static let maxMoofBytes = 4 << 20
 
     /// Reads every top-level `moof` of the file for the track `trackID`.
     init(file: FileDescriptor, fileSize: Int64, trackID: UInt32, defaults: MP4TrackRun.Defaults) throws(MP4FieldError) {
+        untakenBytes = Int(fileSize)
         var offset: Int64 = 0
         var header = [UInt8](repeating: 0, count: 16)
-        while fileSize - offset >= 8, offsets.count < DecodeLimits.maxUnits {
+        while fileSize - offset >= 8 {
             let got = header.withUnsafeMutableBytes { (try? file.read(into: $0, at: offset)) ?? -1 }
             guard got >= 8 else { break }
             var reader = ByteReader(Array(header[0..<got]))
@@ -50,9 +53,14 @@ struct MP4Fragments {
         var bytes = [UInt8](repeating: 0, count: size)
         let got = bytes.withUnsafeMutableBytes { (try? file.read(into: $0, at: offset)) ?? -1 }
         guard got == size else { throw MP4FieldError(field: "moof at byte \(offset)", problem: "cannot be read") }
+        var budget = MP4FragmentBudget(bytes: untakenBytes, of: Int(fileSize))
+        defer { untakenBytes = budget.bytes }
         for traf in MP4Box.children(of: bytes, from: headerLength, to: size) where traf.type == "traf" {
-            guard let run = MP4TrackRun(traf: traf, moofStart: Int(offset), trackID: trackID, defaults: defaults,
-                                        dataEnd: Int(fileSize), in: bytes) else { continue }
+            guard let run = try MP4TrackRun(traf: traf, moofStart: Int(offset), trackID: trackID, defaults: defaults,
+                                            dataEnd: Int(fileSize), budget: &budget, in: bytes) else { continue }
+            guard run.samples.count <= DecodeLimits.maxUnits - offsets.count else {
+                throw MP4FieldError(field: "moof at byte \(offset)", problem: "the fragments hold more than the \(DecodeLimits.maxUnits) samples a track may have")
+            }
             for sample in run.samples {
                 guard UInt32(clamping: sample.size) <= DecodeLimits.maxUnitBytes else {
                     throw MP4FieldError(field: "trun", problem: "a sample of \(sample.size) bytes, more than an AAC frame can be (\(DecodeLimits.maxUnitBytes))")
@@ -60,7 +68,7 @@ struct MP4Fragments {
                 offsets.append(Int64(sample.offset))
                 sizes.append(UInt32(sample.size))
             }
-            duration += run.duration
+            duration = try duration.addingDuration(run.duration, of: "trun")
             unitDuration = max(unitDuration, run.unitDuration)
             if run.isCut { isCut = true }
         }

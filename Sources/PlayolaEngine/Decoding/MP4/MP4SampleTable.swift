@@ -27,11 +27,11 @@ struct MP4SampleTable {
     }
 
     /// Adds the samples of a fragmented file's fragments, after those of the table.
-    mutating func append(_ fragments: MP4Fragments) {
+    mutating func append(_ fragments: MP4Fragments) throws(MP4FieldError) {
+        totalDuration = try totalDuration.addingDuration(fragments.duration, of: "trun")
         offsets += fragments.offsets
         sizes += fragments.sizes
         unitDuration = max(unitDuration, fragments.unitDuration)
-        totalDuration += fragments.duration
         if fragments.isCut { firstMissingUnit = offsets.count }
     }
 
@@ -76,11 +76,8 @@ struct MP4SampleTable {
             if unit == 0 || count > 1 { unit = max(unit, delta) }
             // Both are 32-bit: the product fits in 64 bits unsigned but not always signed, and sums overflow.
             let (duration, overflow) = count.multipliedReportingOverflow(by: delta)
-            let (sum, overflowSum) = total.addingReportingOverflow(duration)
-            guard !overflow, !overflowSum else {
-                throw MP4FieldError(field: "stts", problem: "the durations add up to more than 2^63 ticks")
-            }
-            total = sum
+            guard !overflow else { throw MP4FieldError.durationOverflow("stts") }
+            total = try total.addingDuration(duration, of: "stts")
         }
         return (unit, total)
     }

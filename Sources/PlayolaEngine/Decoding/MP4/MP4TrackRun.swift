@@ -30,7 +30,10 @@ struct MP4TrackRun {
     /// Nil when the fragment is of another track or its boxes are cut short. A run that claims more samples
     /// than its box describes is cut to those described, and the samples end where one would run past
     /// `dataEnd` (the segment's or the file's size) or has no bytes: nothing is sized by a count unchecked.
-    init?(traf: MP4Box, moofStart: Int, trackID: UInt32, defaults: Defaults, dataEnd: Int, in bytes: [UInt8]) {
+    /// Runs, samples and their bytes are taken from `budget`; a fragment that claims more is named.
+    init?(
+        traf: MP4Box, moofStart: Int, trackID: UInt32, defaults: Defaults, dataEnd: Int, budget: inout MP4FragmentBudget, in bytes: [UInt8]
+    ) throws(MP4FieldError) {
         guard let tfhd = traf.child("tfhd", in: bytes) else { return nil }
         var reader = ByteReader(bytes, from: tfhd.payloadStart, to: tfhd.payloadEnd)
         guard let flags = reader.u32().map({ $0 & 0xFF_FFFF }), let id = reader.u32(), id == trackID else { return nil }
@@ -46,6 +49,7 @@ struct MP4TrackRun {
         if flags & 0x10 != 0 { guard let value = reader.u32() else { return nil }; defaultSize = value }
         var next = base
         for trun in MP4Box.children(of: bytes, from: traf.payloadStart, to: traf.payloadEnd) where trun.type == "trun" {
+            try budget.takeRun()
             var reader = ByteReader(bytes, from: trun.payloadStart, to: trun.payloadEnd)
             guard let runFlags = reader.u32().map({ $0 & 0xFF_FFFF }), let count = reader.u32() else { return nil }
             var at = next
@@ -55,7 +59,8 @@ struct MP4TrackRun {
             }
             if runFlags & 0x4 != 0 { guard reader.skip(4) else { return nil } }
             let fields = [0x100, 0x200, 0x400, 0x800].filter { runFlags & UInt32($0) != 0 }
-            let described = fields.isEmpty ? min(Int(count), DecodeLimits.maxUnits) : min(Int(count), reader.remaining / (4 * fields.count))
+            let described = fields.isEmpty ? Int(count) : min(Int(count), reader.remaining / (4 * fields.count))
+            try budget.takeSamples(described)
             for _ in 0..<described {
                 var size = defaultSize.map(Int.init)
                 var duration = defaultDuration
@@ -65,12 +70,14 @@ struct MP4TrackRun {
                     if field == 0x200 { size = Int(value) }
                 }
                 guard let size else { return nil }
+                // At most maxFragmentSamples durations of 32 bits: far from Int64's limit.
                 self.duration += Int64(duration)
                 unitDuration = max(unitDuration, Int64(duration))
                 guard !isCut, size > 0, at >= 0, size <= dataEnd - at else {
                     isCut = true
                     continue
                 }
+                try budget.takeBytes(size)
                 samples.append((at, size))
                 at += size
             }

@@ -47,6 +47,10 @@ final class OggPacketReader {
         return count
     }
 
+    /// The bytes of the packet still being put together from pages, once `next()` has returned every
+    /// whole packet: libogg keeps them for as long as the packet goes on.
+    var unfinishedPacketBytes: Int { stream.pointee.body_fill - stream.pointee.body_returned }
+
     func next() -> Next {
         while true {
             if serial != nil {

@@ -25,6 +25,9 @@ public final class OggStreamDecoder: StreamDecoder {
     private static let pageSearchLimit = 64 << 10
     /// Headers may carry cover art in their tags: a larger allowance than for the first page.
     private static let headerSearchLimit = 256 << 10
+    /// Audio packets are a few KB (Opus's largest is 60 KB), headers are held to `headerSearchLimit`: a
+    /// packet continued page after page past this is not audio, and libogg would keep all of it.
+    private static let maxPacketBytes = 256 << 10
     private static let chunk = 4096
 
     public init(buffer: StreamBuffer, name: String, onTags: @escaping @Sendable (StreamTags) -> Void) {
@@ -88,6 +91,9 @@ public final class OggStreamDecoder: StreamDecoder {
     }
 
     private func feed() throws(AudioDecoderError) -> Bool {
+        guard reader.unfinishedPacketBytes <= Self.maxPacketBytes else {
+            throw .malformed(path: name, field: "Ogg packet", problem: "goes on past \(Self.maxPacketBytes >> 10) KiB")
+        }
         let count = reader.write(upTo: Self.chunk) { input.read(into: $0) }
         guard count > 0 else { return false }
         if playing == nil || starting != nil {

@@ -78,7 +78,13 @@ final class OpusCodec: OggCodec {
         if packet.pointee.e_o_s != 0, granule >= 0, let position, granule >= position {
             frames = Int(min(Int64(frames), granule - position))
         }
-        position = granule >= 0 ? granule : position.map { $0 + Int64(frames) }
+        if granule >= 0 {
+            position = granule
+        } else if let known = position {
+            // A page may claim a granule just under 2^63: past it, where the link ends is unknown.
+            let (next, overflow) = known.addingReportingOverflow(Int64(frames))
+            position = overflow ? nil : next
+        }
         let skipped = min(preSkipLeft, frames)
         preSkipLeft -= skipped
         stagedStart = skipped

@@ -28,22 +28,28 @@ package struct FragmentedMP4Demuxer {
         }
     }
 
-    /// The ADTS frames of one media segment's samples, in order.
-    package func demux(_ segment: [UInt8], audio: (ArraySlice<UInt8>) -> Void) {
+    /// The ADTS frames of one media segment's samples, in order; `name` (its URL) is for messages. The
+    /// segment's fragments share one budget: it bounds the work and the audio of a segment by its bytes.
+    package func demux(_ segment: [UInt8], name: String, audio: (ArraySlice<UInt8>) -> Void) throws(AudioDecoderError) {
         var frame = [UInt8](repeating: 0, count: 7)
-        for moof in MP4Box.children(of: segment, from: 0, to: segment.count) where moof.type == "moof" {
-            for traf in MP4Box.children(of: segment, from: moof.payloadStart, to: moof.payloadEnd) where traf.type == "traf" {
-                guard let run = MP4TrackRun(traf: traf, moofStart: moof.payloadStart - 8, trackID: trackID, defaults: defaults,
-                                            dataEnd: segment.count, in: segment)
-                else { continue }
-                for (offset, size) in run.samples {
-                    if let header {
-                        guard header.write(frameLength: size, into: &frame) else { continue }
-                        audio(frame[...])
+        var budget = MP4FragmentBudget(bytes: segment.count, of: segment.count)
+        do throws(MP4FieldError) {
+            for moof in MP4Box.children(of: segment, from: 0, to: segment.count) where moof.type == "moof" {
+                for traf in MP4Box.children(of: segment, from: moof.payloadStart, to: moof.payloadEnd) where traf.type == "traf" {
+                    guard let run = try MP4TrackRun(traf: traf, moofStart: moof.payloadStart - 8, trackID: trackID, defaults: defaults,
+                                                    dataEnd: segment.count, budget: &budget, in: segment)
+                    else { continue }
+                    for (offset, size) in run.samples {
+                        if let header {
+                            guard header.write(frameLength: size, into: &frame) else { continue }
+                            audio(frame[...])
+                        }
+                        audio(segment[offset..<offset + size])
                     }
-                    audio(segment[offset..<offset + size])
                 }
             }
+        } catch {
+            throw error.named(name)
         }
     }
 }

@@ -36,7 +36,7 @@ package struct SegmentDemuxer {
             for tags in found { announce(tags) }
         } else if segment.count >= 8, ["ftyp", "styp", "moof", "sidx"].contains(String(decoding: segment[4..<8], as: UTF8.self)) {
             guard let fragmented else { throw .invalid(path: url, reason: "a fragmented MP4 segment without an init section (EXT-X-MAP)") }
-            fragmented.demuxer.demux(segment) { audio += $0 }
+            try fragmented.demuxer.demux(segment, name: url) { audio += $0 }
         } else {
             let tagLength = ID3Tag.length(at: segment[...]) ?? 0
             if let tags = ID3Tag.tags(in: segment[...]) { announce(tags) }
