@@ -20,6 +20,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case fmp4
     /// Ogg pages arriving in pieces, the last one repeated (a packet continued without end, granules).
     case oggPages = "ogg-pages"
+    /// A live HLS playlist joined and reloaded, as the follower does.
+    case hlsReload = "hls-reload"
+    /// A connection's network side under a flood of ICY metadata blocks.
+    case icyFlood = "icy-flood"
+    /// HLS segments' ID3 tags in a flood, through the demuxer into the connection's titles.
+    case id3Flood = "id3-flood"
 
     public func run(_ input: UnsafeRawBufferPointer) {
         switch self {
@@ -30,6 +36,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .hls: HLSFuzzing.run(input)
         case .fmp4: FragmentFuzzing.run(input)
         case .oggPages: OggPageFuzzing.run(input)
+        case .hlsReload: HLSReloadFuzzing.run(input)
+        case .icyFlood: ICYFloodFuzzing.run(input)
+        case .id3Flood: ID3FloodFuzzing.run(input)
         }
     }
 }

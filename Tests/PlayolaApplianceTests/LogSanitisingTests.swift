@@ -13,6 +13,14 @@ final class LogSanitisingTests: XCTestCase {
         XCTAssertEqual(LogField.escaped(#"back\slash\n"#), #"back\\slash\\n"#, "a literal backslash-n stays distinguishable from an escaped newline")
     }
 
+    /// Issue 26: a line of kilobytes (a local file's tag, a server's error) is cut to the longest line.
+    func testALongLineIsCut() {
+        let cut = String(repeating: "é", count: 300_000).cut(to: Log.maxLine)
+        XCTAssertEqual(cut.count, Log.maxLine)
+        XCTAssertTrue(cut.hasSuffix("…"))
+        XCTAssertEqual("short".cut(to: Log.maxLine), "short")
+    }
+
     /// The real service plays a local file named with a newline and `<0>`: its now-playing line comes out
     /// as one line, escaped, and no line of the log starts with the forged priority.
     func testAForgedTitleInTheRunningServiceLogsAsOneEscapedLine() throws {

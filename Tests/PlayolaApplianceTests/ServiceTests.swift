@@ -323,23 +323,10 @@ final class ServiceTests: XCTestCase {
         let mp3 = service.folder + "/radio.mp3"
         try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "aevalsrc=0.5*sin(2*PI*700*t)|0.5*sin(2*PI*700*t):s=44100:d=40",
                                "-c:a", "libmp3lame", "-b:a", "128k", mp3])
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Support/stream_server.py").path
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["python3", script, "--port", "0", "--exit-on-stdin-eof", "--mount", "/radio.mp3=\(mp3):audio/mpeg:16000",
-                            "--titles", "The Band - A Tune|Other Band - Another Song", "--title-seconds", "1.5"]
-        let output = Pipe()
-        let lifeline = Pipe()
-        server.standardOutput = output
-        server.standardInput = lifeline
-        try server.run()
-        defer {
-            server.terminate()
-            try? lifeline.fileHandleForWriting.close()
-        }
-        let ready = try JSONSerialization.jsonObject(with: output.fileHandleForReading.availableData) as? [String: Any]
-        let port = try XCTUnwrap(ready?["port"] as? Int)
+        let server = try StreamServerProcess(["--mount", "/radio.mp3=\(mp3):audio/mpeg:16000",
+                                              "--titles", "The Band - A Tune|Other Band - Another Song", "--title-seconds", "1.5"])
+        defer { withExtendedLifetime(server) {} }
+        let port = server.port
         service.extraSections = """
             [station radio]
             type = stream

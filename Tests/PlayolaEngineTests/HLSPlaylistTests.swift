@@ -65,6 +65,7 @@ final class HLSPlaylistTests: XCTestCase {
             ("#EXTM3U\n#EXT-X-TARGETDURATION:2\na.ts\n", "\(base): invalid HLS playlist: a segment without EXTINF: a.ts"),
             ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:99999999999999999999\n", "\(base): invalid HLS playlist: EXT-X-MEDIA-SEQUENCE 99999999999999999999"),
             ("<html>", "\(base): not an HLS playlist (no #EXTM3U)"),
+            ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\na.ts\n#EXT-X-MEDIA-SEQUENCE:0\n", "\(base): invalid HLS playlist: EXT-X-MEDIA-SEQUENCE after a segment"),
         ]
         for (body, message) in cases {
             XCTAssertThrowsError(try HLSPlaylist(body: body, url: base)) { XCTAssertEqual("\($0)", message) }

@@ -65,4 +65,44 @@ extension StreamTests {
         }
         XCTAssertTrue(back, "the tone is back after the stall: \(rig.record.notices.withLock { $0 })")
     }
+
+    /// Issue 26: a master playlist's variant is a live playlist of 14 MB (100 000 segments before the live
+    /// ones, under the body cap), reloaded every 2 s. It plays within 10 s and keeps playing on one
+    /// connection, and what the reloads cost stays bounded: the whole test process (engine, decoder, mixer)
+    /// under half a core. Each reload used to be parsed whole into a string per line, which starved the
+    /// stall watch: it reconnected, parsed again and never played.
+    func testAFourteenMegabyteLivePlaylistPlaysWithinTenSecondsAtBoundedCPU() async throws {
+        let server = try hls()
+        let rig = try rig()
+        let began = Date()
+        await rig.player.play(stream: StreamStation(name: "big", url: server.url("/big-master.m3u8")))
+        let playing = try await waitUntil(10) { await self.isPlaying(rig.player) }
+        let toPlay = Date().timeIntervalSince(began)
+        XCTAssertTrue(playing, "playing within 10 s: \(rig.record.notices.withLock { $0 })")
+        let cpuBefore = CPUProbe.processSeconds()
+        let baseline = MemoryProbe.resetPeak()
+        try await Task.sleep(for: .seconds(10))
+        let cpu = (CPUProbe.processSeconds() - cpuBefore) / 10
+        let reloads = try server.requests("fmp4-mp3").filter { $0.hasSuffix("/big.m3u8") }.count
+        print("big playlist: playing \(toPlay) s after play; \(Int(cpu * 100)) % of a core over 10 s; \(reloads) loads; peak RSS +\(MemoryProbe.peakGrowthMB(since: baseline)) MB")
+        XCTAssertLessThan(cpu, 0.5, "CPU while playing")
+        XCTAssertEqual(rig.record.notices.withLock { $0 }.filter { $0.contains("reconnecting") }, [], "one connection")
+        XCTAssertGreaterThan(levels(rig, 900).suffix(100).min() ?? 0, 0.2, "the tone plays")
+    }
+
+    /// Issue 26: a target duration of 1 ms does not make a reload every millisecond: at most one a second.
+    func testATargetDurationOfOneMillisecondReloadsAtMostOnceASecond() async throws {
+        let server = try hls()
+        let rig = try rig()
+        await rig.player.play(stream: StreamStation(name: "fast", url: server.url("/ts-mp3/fast.m3u8")))
+        let playing = try await waitUntil(10) { await self.isPlaying(rig.player) }
+        XCTAssertTrue(playing, "playing within 10 s: \(rig.record.notices.withLock { $0 })")
+        let before = try server.requests("ts-mp3").filter { $0.hasSuffix("/fast.m3u8") }.count
+        try await Task.sleep(for: .seconds(6))
+        let reloads = try server.requests("ts-mp3").filter { $0.hasSuffix("/fast.m3u8") }.count - before
+        print("1 ms target duration: \(reloads) reloads in 6 s")
+        XCTAssertLessThanOrEqual(reloads, 7, "at most one reload a second")
+        XCTAssertGreaterThanOrEqual(reloads, 2, "it is reloaded")
+        XCTAssertGreaterThan(levels(rig, 700).suffix(100).min() ?? 0, 0.2, "the tone plays")
+    }
 }

@@ -98,12 +98,6 @@ final class HotplugTests: XCTestCase {
         try await Task.sleep(for: .seconds(1.5))
     }
 
-    func cpuSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-    }
-
     func testTheDeviceVanishesMidWriteAndReturnsThreeSecondsLaterAtTheLivePosition() async throws {
         let rig = try await rig()
         await rig.player.play(stationID: "hot")
@@ -114,9 +108,9 @@ final class HotplugTests: XCTestCase {
         let state = await rig.player.state
         guard case .paused(.spin(let spin)?, .deviceLost) = state else { return XCTFail("\(state)") }
         XCTAssertEqual(spin.id, "first")
-        let cpuBefore = cpuSeconds()
+        let cpuBefore = CPUProbe.processSeconds()
         try await Task.sleep(for: .seconds(2.5))
-        let cpuDuring = cpuSeconds() - cpuBefore
+        let cpuDuring = CPUProbe.processSeconds() - cpuBefore
         print("CPU while the device was away: \(cpuDuring) s in 2.5 s (\(cpuDuring / 2.5 * 100) %)")
         XCTAssertLessThan(cpuDuring / 2.5, 0.01, "CPU while the device is away: \(cpuDuring) s in 2.5 s")
         rig.card.fault.withLock { $0 = .none } // 3 s after it went: the schedule has moved on to the second spin

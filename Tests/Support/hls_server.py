@@ -20,6 +20,11 @@ Control (POST, JSON body; each applies to the variant named):
   /_stall        {"variant": V, "seconds": s} V's playlist is served as it is now for s seconds
   /_discontinuity {"variant": V}             the next segment V adds is marked EXT-X-DISCONTINUITY
 GET /_requests?variant=V: the paths requested of V, in order (a JSON list).
+Hostile forms of each variant's live playlist:
+  /V/big.m3u8    the live playlist with 100 000 segments of 2 s before its own (14 MB), which are never
+                 there: a live join plays only the last ones
+  /V/fast.m3u8   the live playlist with a target duration of 1 ms
+  /big-master.m3u8  a master playlist of one audio-only variant, /fmp4-mp3/big.m3u8
 Python 3.11 stdlib only; needs ffmpeg.
 """
 import argparse, http.server, json, os, re, shutil, socketserver, subprocess, sys, tempfile, threading, time
@@ -36,6 +41,11 @@ MASTER = """#EXTM3U
 ts-mp3/live.m3u8
 #EXT-X-STREAM-INF:BANDWIDTH=140000,CODECS="mp4a.40.2"
 ts-aac/live.m3u8
+"""
+
+BIG_MASTER = """#EXTM3U
+#EXT-X-STREAM-INF:BANDWIDTH=140000,CODECS="mp4a.40.34"
+fmp4-mp3/big.m3u8
 """
 
 
@@ -64,6 +74,24 @@ class State:
                 out.insert(len(out) - 1, "#EXT-X-DISCONTINUITY")
             out.append(line)
         return "\n".join(out) + "\n"
+
+
+BIG_PADDING = 100_000
+
+
+def big(text):
+    """`text` with BIG_PADDING segments before its own: its media sequence is kept, so its own segments keep
+    numbers of their own, BIG_PADDING above what the server numbers them."""
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("#EXTINF"))
+    return "\n".join(lines[:first]) + "\n" + PADDING_TEXT + "\n".join(lines[first:]) + "\n"
+
+
+PADDING_TEXT = "".join(f"#EXTINF:2.000,\nold/{i:0>120}.ts\n" for i in range(BIG_PADDING))
+
+
+def fast(text):
+    return re.sub(r"#EXT-X-TARGETDURATION:\d+", "#EXT-X-TARGETDURATION:0.001", text)
 
 
 def segment_number(line):
@@ -96,14 +124,17 @@ def make_handler(state):
                 return self.send(200, body, "application/json")
             if path == "/master.m3u8":
                 return self.send(200, MASTER.encode(), "application/vnd.apple.mpegurl")
+            if path == "/big-master.m3u8":
+                return self.send(200, BIG_MASTER.encode(), "application/vnd.apple.mpegurl")
             parts = path.strip("/").split("/")
             if len(parts) != 2 or parts[0] not in VARIANTS or ".." in parts[1]:
                 return self.send(404, b"not found\n", "text/plain")
             variant, name = parts
             with state.lock:
                 state.requests[variant].append(path)
-            if name == "live.m3u8":
-                return self.send(200, state.playlist(variant).encode(), "application/vnd.apple.mpegurl")
+            forms = {"live.m3u8": lambda text: text, "big.m3u8": big, "fast.m3u8": fast}
+            if name in forms:
+                return self.send(200, forms[name](state.playlist(variant)).encode(), "application/vnd.apple.mpegurl")
             if segment_number(name) is not None:
                 with state.lock:
                     if state.missing[variant] > 0:

@@ -43,9 +43,13 @@ final class Log: Sendable {
         }
         // Escaped here, where every line passes, rather than at each call: titles, ICY `StreamTitle`s, server
         // errors and file names reach messages by many routes, and one newline followed by `<0>` would be a
-        // journal line of its own at emergency priority.
-        Console.error("<\(level.rawValue)>\(LogField.escaped(line))")
+        // journal line of its own at emergency priority. Cut here too, for the same reason: a tag's title or a
+        // server's error can be kilobytes.
+        Console.error("<\(level.rawValue)>\(LogField.escaped(line.cut(to: Self.maxLine)))")
     }
+
+    /// The longest line written, in characters.
+    static let maxLine = 1000
 }
 
 let log = Log.shared

@@ -104,7 +104,9 @@ enum RunCommand {
                 switch state {
                 case .playing(let playing):
                     let said = playing.announcement
-                    log(.info, "now playing: \"\(said.title)\"" + (said.artist.isEmpty ? "" : " by \(said.artist)"))
+                    // Per station, as every repeated line is: a stream that changes its title at every block
+                    // says so a few times a minute, not at every change.
+                    log(.info, "now playing: \"\(said.title)\"" + (said.artist.isEmpty ? "" : " by \(said.artist)"), key: "now-playing: \(said.station)")
                     _ = readySent ? notifier.status("playing \(said.title)") : notifier.ready(status: "playing \(said.title)")
                     readySent = true
                 case .error(let message):

@@ -41,38 +41,52 @@ public enum HLSPlaylist: Equatable, Sendable {
         public var initSection: String?
     }
 
-    /// Whether a playlist's text is HLS (segments or variants) rather than a plain list of stream URLs.
-    public static func isHLS(_ body: String) -> Bool {
-        body.drop { $0.isWhitespace || $0 == "\u{FEFF}" }.hasPrefix("#EXTM3U")
-            && (body.contains("#EXT-X-TARGETDURATION") || body.contains("#EXT-X-STREAM-INF"))
+    /// The most segments of a media playlist kept (the last ones of a live playlist, the first of a finished
+    /// one), and the most variants and renditions of a master playlist: a live join needs three, a radio a
+    /// few minutes' worth, and a playlist of megabytes must not become as many strings at every reload.
+    public static let maxSegments = 1024
+    public static let maxVariants = 256
+
+    /// Whether a playlist's bytes are HLS (segments or variants) rather than a plain list of stream URLs.
+    public static func isHLS(_ bytes: [UInt8]) -> Bool {
+        let lines = bytes.prefix(64).drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
+        return lines.starts(with: Array("#EXTM3U".utf8))
+            && (PlaylistLines.contains(bytes, "#EXT-X-TARGETDURATION") || PlaylistLines.contains(bytes, "#EXT-X-STREAM-INF"))
     }
+
+    public static func isHLS(_ body: String) -> Bool { isHLS(Array(body.utf8)) }
 
     /// Parses `body`, fetched from `url` (relative URIs are resolved against it).
     public init(body: String, url: String) throws(HLSPlaylistError) {
-        let lines = body.split(whereSeparator: \.isNewline).map { ICYText.trimmed($0.drop { $0 == "\u{FEFF}" }) }
-        guard lines.first == "#EXTM3U" else { throw .notHLS(url) }
-        if lines.contains(where: { $0.hasPrefix("#EXT-X-STREAM-INF:") }) {
+        try self.init(bytes: Array(body.utf8), url: url)
+    }
+
+    public init(bytes: [UInt8], url: String) throws(HLSPlaylistError) {
+        let lines = PlaylistLines(bytes)
+        guard let first = lines.ranges.first, lines.isExactly(first, "#EXTM3U") else { throw .notHLS(url) }
+        if lines.ranges.contains(where: { lines.hasPrefix($0, "#EXT-X-STREAM-INF:") }) {
             self = try Self.master(lines, url: url)
         } else {
             self = .media(try Self.media(lines, url: url))
         }
     }
 
-    private static func master(_ lines: [String], url: String) throws(HLSPlaylistError) -> HLSPlaylist {
+    private static func master(_ lines: PlaylistLines, url: String) throws(HLSPlaylistError) -> HLSPlaylist {
         var variants: [Variant] = []
         var renditions: [Rendition] = []
         var pending: [String: String]?
-        for line in lines {
-            if line.hasPrefix("#EXT-X-STREAM-INF:") {
-                pending = attributes(line.dropFirst("#EXT-X-STREAM-INF:".count))
-            } else if line.hasPrefix("#EXT-X-MEDIA:") {
-                let media = attributes(line.dropFirst("#EXT-X-MEDIA:".count))
-                if media["TYPE"] == "AUDIO", let group = media["GROUP-ID"], let uri = media["URI"], let resolved = PlaylistURL.resolve(uri, against: url) {
+        for line in lines.ranges where variants.count < maxVariants {
+            if let value = lines.value(line, after: "#EXT-X-STREAM-INF:") {
+                pending = attributes(value[...])
+            } else if let value = lines.value(line, after: "#EXT-X-MEDIA:") {
+                let media = attributes(value[...])
+                if renditions.count < maxVariants, media["TYPE"] == "AUDIO", let group = media["GROUP-ID"], let uri = media["URI"],
+                   let resolved = PlaylistURL.resolve(uri, against: url) {
                     renditions.append(Rendition(group: group, url: resolved, isDefault: media["DEFAULT"] == "YES"))
                 }
-            } else if !line.isEmpty, !line.hasPrefix("#"), let attributes = pending {
+            } else if lines.isURI(line), let attributes = pending {
                 pending = nil
-                guard let resolved = PlaylistURL.resolve(line, against: url) else { continue }
+                guard let resolved = PlaylistURL.resolve(lines.text(line), against: url) else { continue }
                 let bandwidth = attributes["BANDWIDTH"].flatMap { Int($0) }.map { max(0, $0) } ?? 0
                 let codecs = attributes["CODECS"].map { $0.split(separator: ",").map { ICYText.trimmed($0) } } ?? []
                 variants.append(Variant(url: resolved, bandwidth: bandwidth, codecs: codecs, audioGroup: attributes["AUDIO"]))
@@ -82,47 +96,69 @@ public enum HLSPlaylist: Equatable, Sendable {
         return .master(variants: variants, audio: renditions)
     }
 
-    private static func media(_ lines: [String], url: String) throws(HLSPlaylistError) -> Media {
+    /// Of the segments, only the `maxSegments` kept are read whole; the others are counted (their sequence
+    /// numbers follow from their places) and their tags only looked at.
+    private static func media(_ lines: PlaylistLines, url: String) throws(HLSPlaylistError) -> Media {
+        let ended = lines.ranges.contains { lines.isExactly($0, "#EXT-X-ENDLIST") }
+        let total = lines.ranges.count { lines.isURI($0) }
+        let kept = ended ? 0..<min(total, maxSegments) : max(0, total - maxSegments)..<total
         var target: Double?
         var sequence = 0
         var segments: [Segment] = []
+        segments.reserveCapacity(kept.count)
+        var index = 0
         var duration: Double?
         var discontinuity = false
-        var initSection: String?
-        var ended = false
-        for line in lines {
-            if let value = line.value(of: "#EXT-X-TARGETDURATION:") {
+        // The last EXT-X-MAP and EXT-X-KEY seen, read when a kept segment needs them.
+        var map: (line: Range<Int>, resolved: String?)?
+        var key: Range<Int>?
+        for line in lines.ranges {
+            if let value = lines.value(line, after: "#EXT-X-TARGETDURATION:") {
                 guard let seconds = Double(value), seconds > 0, seconds <= 3600 else { throw .invalid(url, "EXT-X-TARGETDURATION \(value)") }
                 target = seconds
-            } else if let value = line.value(of: "#EXT-X-MEDIA-SEQUENCE:") {
+            } else if let value = lines.value(line, after: "#EXT-X-MEDIA-SEQUENCE:") {
                 guard let number = Int(value), number >= 0, number < Int.max / 2 else { throw .invalid(url, "EXT-X-MEDIA-SEQUENCE \(value)") }
+                // Later, it would number the segments after it below those before (RFC 8216 4.3.3.2: before the first).
+                guard index == 0 else { throw .invalid(url, "EXT-X-MEDIA-SEQUENCE after a segment") }
                 sequence = number
-            } else if let value = line.value(of: "#EXTINF:") {
+            } else if lines.hasPrefix(line, "#EXTINF:") {
+                guard kept.contains(index), let value = lines.value(line, after: "#EXTINF:") else {
+                    duration = 0
+                    continue
+                }
                 let seconds = value.prefix { $0 != "," }
                 guard let parsed = Double(seconds), parsed >= 0, parsed <= 3600 else { throw .invalid(url, "EXTINF \(value)") }
                 duration = parsed
-            } else if line == "#EXT-X-DISCONTINUITY" {
+            } else if lines.isExactly(line, "#EXT-X-DISCONTINUITY") {
                 discontinuity = true
-            } else if line == "#EXT-X-ENDLIST" {
-                ended = true
-            } else if let value = line.value(of: "#EXT-X-MAP:") {
-                guard let uri = attributes(value[...])["URI"], let resolved = PlaylistURL.resolve(uri, against: url) else {
-                    throw .invalid(url, "EXT-X-MAP without a URI")
-                }
-                initSection = resolved
-            } else if let value = line.value(of: "#EXT-X-KEY:") {
-                let method = attributes(value[...])["METHOD"] ?? "NONE"
-                if method != "NONE" { throw .encrypted(url, method: method) }
-            } else if line.hasPrefix("#EXT-X-BYTERANGE:") {
+            } else if lines.hasPrefix(line, "#EXT-X-MAP:") {
+                map = (line, nil)
+            } else if lines.hasPrefix(line, "#EXT-X-KEY:") {
+                key = line
+            } else if lines.hasPrefix(line, "#EXT-X-BYTERANGE:") {
                 throw .unsupported(url, "EXT-X-BYTERANGE segments")
-            } else if !line.isEmpty, !line.hasPrefix("#") {
-                guard let seconds = duration else { throw .invalid(url, "a segment without EXTINF: \(line)") }
-                if let resolved = PlaylistURL.resolve(line, against: url) {
-                    segments.append(Segment(url: resolved, sequence: sequence + segments.count, duration: seconds,
-                                            isDiscontinuity: discontinuity, initSection: initSection))
+            } else if lines.isURI(line) {
+                guard let seconds = duration else { throw .invalid(url, "a segment without EXTINF: \(lines.text(line))") }
+                defer {
+                    index += 1
+                    duration = nil
+                    discontinuity = false
                 }
-                duration = nil
-                discontinuity = false
+                guard kept.contains(index) else { continue }
+                if let line = key {
+                    let method = attributes(lines.value(line, after: "#EXT-X-KEY:")![...])["METHOD"] ?? "NONE"
+                    if method != "NONE" { throw .encrypted(url, method: method) }
+                    key = nil
+                }
+                if let found = map, found.resolved == nil {
+                    guard let uri = attributes(lines.value(found.line, after: "#EXT-X-MAP:")![...])["URI"],
+                          let resolved = PlaylistURL.resolve(uri, against: url) else { throw .invalid(url, "EXT-X-MAP without a URI") }
+                    map = (found.line, resolved)
+                }
+                if let resolved = PlaylistURL.resolve(lines.text(line), against: url) {
+                    segments.append(Segment(url: resolved, sequence: sequence + index, duration: seconds,
+                                            isDiscontinuity: discontinuity, initSection: map?.resolved))
+                }
             }
         }
         guard let target else { throw .invalid(url, "no EXT-X-TARGETDURATION") }
@@ -188,6 +224,3 @@ public enum HLSPlaylistError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-private extension String {
-    func value(of tag: String) -> String? { hasPrefix(tag) ? String(dropFirst(tag.count)) : nil }
-}

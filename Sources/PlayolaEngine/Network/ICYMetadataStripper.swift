@@ -1,4 +1,5 @@
 import PlayolaDecoding
+import PlayolaSupport
 
 /// What an ICY (SHOUTcast/Icecast) stream announced about the song now on air.
 public struct ICYMetadata: Sendable, Equatable {
@@ -8,21 +9,27 @@ public struct ICYMetadata: Sendable, Equatable {
     public var song: String?
     public var url: String?
 
+    /// The longest title, artist or song kept, in characters: each is a line of status and of the log, and a
+    /// server may send 4 KB of title in every ICY block, or 255 KB in one ID3 frame. Longer ones are cut, "…".
+    public static let maxLength = 200
+
     public init(title: String, url: String? = nil) {
-        self.title = title
-        self.url = url
+        self.title = Self.capped(title)
+        self.url = url.map(Self.capped)
         if let dash = title.firstRange(of: " - ") {
-            artist = ICYText.nonEmpty(title[..<dash.lowerBound])
-            song = ICYText.nonEmpty(title[dash.upperBound...])
+            artist = ICYText.nonEmpty(title[..<dash.lowerBound]).map(Self.capped)
+            song = ICYText.nonEmpty(title[dash.upperBound...]).map(Self.capped)
         }
     }
 
     /// A title whose halves are known (a stream's own tags), not guessed from " - ".
     public init(title: String, artist: String?, song: String?) {
-        self.title = title
-        self.artist = artist
-        self.song = song
+        self.title = Self.capped(title)
+        self.artist = artist.map(Self.capped)
+        self.song = song.map(Self.capped)
     }
+
+    private static func capped(_ text: String) -> String { text.cut(to: maxLength) }
 }
 
 public enum ICYError: Error, Equatable, CustomStringConvertible {

@@ -62,9 +62,7 @@ extension StationPlayer {
     private func listen(
         _ url: String, station: StreamStation, generation: Int
     ) async -> (outcome: StreamConnection.Outcome?, sounded: Bool) {
-        let connection = StreamConnection(url: url, station: station, onMetadata: { metadata in
-            Task { await self.streamTitle(metadata, generation: generation) }
-        })
+        let connection = StreamConnection(url: url, station: station)
         let http = api.http
         let transfer = Task { await connection.run(http: http) }
         engine.setStream(connection)
@@ -85,6 +83,8 @@ extension StationPlayer {
                 adopt(headers, url: url)
                 networkReached()
             }
+            // Taken at this loop's pace: however fast a server changes its title, at most two a second.
+            if let title = connection.takeTitle() { streamTitle(title, generation: generation) }
             if !sounded, connection.isSounding.load(ordering: .acquiring) {
                 sounded = true
                 streamSoundingSince = Date()

@@ -13,62 +13,70 @@ struct HLSFollower {
     let url: String
     let station: StreamStation
     let buffer: StreamBuffer
+    let budget: StreamBudget
     /// Titles from the segments' ID3 tags.
     let onTags: @Sendable (StreamTags) -> Void
     /// More than any audio segment or playlist needs.
     static let maxBodyBytes = 16 << 20
 
-    func run(http: HTTPClient, firstBody: String) async -> StreamConnection.Outcome {
+    func run(http: HTTPClient, firstBody: [UInt8]) async -> StreamConnection.Outcome {
         do throws(HTTPError) {
             var mediaURL = url
-            var playlist = try parse(firstBody, url: url)
+            var body = firstBody
+            var playlist = try parse(body, url: url)
             if case .master(let variants, let audio) = playlist {
                 guard let chosen = HLSPlaylist.chooseAudio(variants: variants, audio: audio) else {
                     throw .other("\(url): the master playlist has no variant to play")
                 }
                 mediaURL = chosen
-                playlist = try parse(try await text(of: mediaURL, http: http), url: mediaURL)
+                body = try await self.body(of: mediaURL, http: http)
+                playlist = try parse(body, url: mediaURL)
             }
-            guard case .media(var media) = playlist else { throw .other("\(mediaURL): a master playlist where a media playlist was expected") }
-            return try await follow(&media, url: mediaURL, http: http)
+            guard case .media(let media) = playlist else { throw .other("\(mediaURL): a master playlist where a media playlist was expected") }
+            return try await follow(HLSMediaWindow(media, body: body, url: mediaURL), http: http)
         } catch {
             return .failed(error)
         }
     }
 
-    private func follow(_ media: inout HLSPlaylist.Media, url: String, http: HTTPClient) async throws(HTTPError) -> StreamConnection.Outcome {
-        // A live playlist is joined three segments from its end (RFC 8216 6.3.3), a finished one at its start.
-        var next = media.hasEnded ? media.mediaSequence : (media.segments.dropLast(3).last.map { $0.sequence + 1 } ?? media.mediaSequence)
+    private func follow(_ window: HLSMediaWindow, http: HTTPClient) async throws(HTTPError) -> StreamConnection.Outcome {
         var lastGrowth = monotonicSeconds()
         var demuxer = SegmentDemuxer(onTags: onTags)
+        let url = window.url
         while true {
-            for segment in media.segments where segment.sequence >= next {
+            for segment in window.pending {
                 if Task.isCancelled { throw .cancelled }
                 if let bytes = await fetchSegment(segment, http: http) {
                     if segment.isDiscontinuity { demuxer.discontinuity() }
-                    let initSection = try await initSection(segment, demuxer: demuxer, http: http)
+                    let initSection = try await initSection(segment, demuxer: demuxer, http: http, holding: bytes.count)
                     let audio: [UInt8]
                     do throws(AudioDecoderError) {
+                        let began = threadCPUSeconds()
+                        defer { budget.charge(since: began) }
                         audio = try demuxer.audio(of: bytes, initSection: initSection, url: segment.url)
                     } catch {
                         throw .other("\(error)")
                     }
                     try await deliver(audio)
                 }
-                next = segment.sequence + 1
+                window.played(segment)
                 lastGrowth = monotonicSeconds()
             }
-            if media.hasEnded { return .ended }
-            let stallLimit = max(station.stallSeconds, 3 * media.targetDuration)
-            let grew = media.segments.last.map { $0.sequence >= next - 1 } ?? false
-            try await wait(seconds: grew ? media.targetDuration : media.targetDuration / 2, alive: monotonicSeconds() - lastGrowth < stallLimit)
+            if window.media.hasEnded { return .ended }
+            let stallLimit = max(station.stallSeconds, 3 * window.media.targetDuration)
+            try await wait(seconds: window.reloadDelay, alive: monotonicSeconds() - lastGrowth < stallLimit)
             if monotonicSeconds() - lastGrowth >= stallLimit {
                 throw .timeout("\(url): the playlist has not grown for \(Int(stallLimit)) s")
             }
-            if case .media(let reloaded) = try parse(try await text(of: url, http: http), url: url) {
-                if reloaded.segments.first.map({ $0.sequence > next }) ?? false { next = reloaded.segments[0].sequence }  // fell behind
-                media = reloaded
+            let reloaded = try await body(of: url, http: http)
+            do throws(HLSPlaylistError) {
+                let began = threadCPUSeconds()
+                defer { budget.charge(since: began) }
+                try window.reload(reloaded)
+            } catch {
+                throw .other("\(error)")
             }
+            if let reason = budget.exceeded { throw .refused(reason) }
         }
     }
 
@@ -76,15 +84,18 @@ struct HLSFollower {
     private func fetchSegment(_ segment: HLSPlaylist.Segment, http: HTTPClient) async -> [UInt8]? {
         for attempt in 0..<2 {
             if let bytes = try? await body(of: segment.url, http: http) { return bytes }
+            if budget.exceeded != nil { return nil }
             if attempt == 0 { try? await Task.sleep(for: .milliseconds(500)) }
         }
         return nil
     }
 
-    private func initSection(_ segment: HLSPlaylist.Segment, demuxer: SegmentDemuxer, http: HTTPClient) async throws(HTTPError) -> (url: String, bytes: [UInt8])? {
+    private func initSection(
+        _ segment: HLSPlaylist.Segment, demuxer: SegmentDemuxer, http: HTTPClient, holding: Int
+    ) async throws(HTTPError) -> (url: String, bytes: [UInt8])? {
         guard let url = segment.initSection else { return nil }
         if demuxer.hasInitSection(url) { return nil }
-        return (url, try await body(of: url, http: http))
+        return (url, try await body(of: url, http: http, holding: holding))
     }
 
     /// Puts `audio` into the buffer as room comes: a segment arrives whole, faster than it plays.
@@ -113,25 +124,40 @@ struct HLSFollower {
         if alive { buffer.noteAlive() }
     }
 
-    private func parse(_ body: String, url: String) throws(HTTPError) -> HLSPlaylist {
-        do { return try HLSPlaylist(body: body, url: url) } catch { throw .other("\(error)") }
+    private func parse(_ body: [UInt8], url: String) throws(HTTPError) -> HLSPlaylist {
+        do throws(HLSPlaylistError) {
+            let began = threadCPUSeconds()
+            defer { budget.charge(since: began) }
+            return try HLSPlaylist(bytes: body, url: url)
+        } catch {
+            throw .other("\(error)")
+        }
     }
 
-    private func text(of url: String, http: HTTPClient) async throws(HTTPError) -> String {
-        String(decoding: try await body(of: url, http: http), as: UTF8.self)
-    }
-
-    private func body(of url: String, http: HTTPClient) async throws(HTTPError) -> [UInt8] {
-        let collected = Mutex<[UInt8]>([])
+    /// The body of `url`, at most `maxBodyBytes`, and at most what leaves the stream within its budget with
+    /// the `holding` bytes it already holds. Bytes arriving tell the stall watch the source is alive.
+    private func body(of url: String, http: HTTPClient, holding: Int = 0) async throws(HTTPError) -> [UInt8] {
+        let collected = Mutex<(body: [UInt8], overBudget: Bool)>(([], false))
         let request = HTTPRequest(url: url, headers: station.headers, timeout: 30, stallTimeout: station.stallSeconds)
-        _ = try await http.stream(request, onHeaders: { _, _ in nil }, onBody: { bytes in
-            collected.withLock { body in
-                guard body.count + bytes.count <= Self.maxBodyBytes else { return false }
-                body.append(contentsOf: bytes)
-                return true
-            }
-        })
-        return collected.withLock { $0 }
+        let buffer = self.buffer
+        do {
+            _ = try await http.stream(request, onHeaders: { _, _ in nil }, onBody: { bytes in
+                buffer.noteAlive()
+                return collected.withLock { collected in
+                    guard collected.body.count + bytes.count <= Self.maxBodyBytes else { return false }
+                    guard holding + collected.body.count + bytes.count <= StreamBudget.maxHeldBytes else {
+                        collected.overBudget = true
+                        return false
+                    }
+                    collected.body.append(contentsOf: bytes)
+                    return true
+                }
+            })
+        } catch {
+            let (count, overBudget) = collected.withLock { ($0.body.count, $0.overBudget) }
+            if overBudget { throw .refused(budget.overHeld(holding + count)) }
+            throw error
+        }
+        return collected.withLock { $0.body }
     }
-
 }

@@ -17,7 +17,10 @@ public final class StreamConnection: Sendable {
     /// Set by the engine when what arrived cannot be played (not audio, a decoder that gave up).
     private let problem = Mutex<String?>(nil)
     private let shared = Mutex<Shared>(Shared())
-    private let onMetadata: @Sendable (ICYMetadata) -> Void
+    /// The latest title not yet taken (`takeTitle`).
+    private let latestTitle = Mutex<ICYMetadata?>(nil)
+    /// The CPU its parsing takes and the bytes it holds besides its audio.
+    package let budget: StreamBudget
 
     struct Shared {
         var headers: ICYHeaders?
@@ -42,14 +45,29 @@ public final class StreamConnection: Sendable {
         }
     }
 
+    /// A `.pls` or `.m3u` of stream URLs; an HLS playlist may be up to `HLSFollower.maxBodyBytes`.
     private static let maxPlaylistBytes = 64 << 10
 
-    /// `onMetadata` runs on the network thread for each new `StreamTitle`.
-    public init(url: String, station: StreamStation, bufferBytes: Int = 256 << 10, onMetadata: @escaping @Sendable (ICYMetadata) -> Void) {
+    public convenience init(url: String, station: StreamStation, bufferBytes: Int = 256 << 10) {
+        self.init(url: url, station: station, bufferBytes: bufferBytes, budget: StreamBudget(name: url))
+    }
+
+    /// With a budget other than the usual one.
+    package init(url: String, station: StreamStation, bufferBytes: Int = 256 << 10, budget: StreamBudget) {
         self.url = url
         self.station = station
         buffer = StreamBuffer(capacity: bufferBytes)
-        self.onMetadata = onMetadata
+        self.budget = budget
+    }
+
+    /// The title the stream announced last (ICY `StreamTitle`, Ogg tags, HLS ID3), if it came since the last
+    /// call. Titles are kept here, the latest replacing the one before, and the player takes them at its own
+    /// pace: a server that changes its title at every block costs one announcement per look, not one per block.
+    public func takeTitle() -> ICYMetadata? {
+        latestTitle.withLock { latest in
+            defer { latest = nil }
+            return latest
+        }
     }
 
     /// Receives the stream until the server ends it, the network fails, or the calling task is cancelled.
@@ -59,6 +77,13 @@ public final class StreamConnection: Sendable {
             buffer.finish()
             hasFinished.store(true, ordering: .releasing)
         }
+        let outcome = await receive(http: http)
+        // A budget exceeded stopped the transfer: that is the reason, not how the transfer then ended.
+        if let reason = budget.exceeded { return .failed(.refused(reason)) }
+        return outcome
+    }
+
+    private func receive(http: HTTPClient) async -> Outcome {
         let request = HTTPRequest(
             url: url, headers: ["Icy-MetaData: 1", "Accept: */*"] + station.headers, timeout: 0,
             stallTimeout: station.stallSeconds)
@@ -73,11 +98,14 @@ public final class StreamConnection: Sendable {
         }
         let (playlist, headers, midBlock) = shared.withLock { ($0.playlist, $0.headers, $0.stripper?.isMidBlock ?? false) }
         if let playlist {
-            let body = String(decoding: playlist, as: UTF8.self)
-            if HLSPlaylist.isHLS(body) {
-                return await HLSFollower(url: url, station: station, buffer: buffer, onTags: announce).run(http: http, firstBody: body)
+            if HLSPlaylist.isHLS(playlist) {
+                return await HLSFollower(url: url, station: station, buffer: buffer, budget: budget, onTags: announce)
+                    .run(http: http, firstBody: playlist)
             }
-            return .playlist(body: body, contentType: headers?.contentType)
+            guard playlist.count <= Self.maxPlaylistBytes else {
+                return .failed(.other("\(url): a playlist of streams longer than \(Self.maxPlaylistBytes >> 10) KB"))
+            }
+            return .playlist(body: String(decoding: playlist, as: UTF8.self), contentType: headers?.contentType)
         }
         if midBlock { return .failed(.truncated("\(url): the stream ended inside a metadata block")) }
         return .ended
@@ -104,17 +132,21 @@ public final class StreamConnection: Sendable {
     }
 
     /// Titles from inside the audio (Ogg's tags, HLS's ID3) go where ICY titles go.
-    private var announce: @Sendable (StreamTags) -> Void {
-        { [onMetadata] tags in tags.text.map { onMetadata(ICYMetadata(title: $0, artist: tags.artist, song: tags.title)) } }
+    package var announce: @Sendable (StreamTags) -> Void {
+        { [self] tags in
+            guard let text = tags.text else { return }
+            latestTitle.withLock { $0 = ICYMetadata(title: text, artist: tags.artist, song: tags.title) }
+        }
     }
 
     /// Engine side: what arrived cannot be played; the player drops the connection and makes another.
     public func fail(_ reason: String) { problem.withLock { if $0 == nil { $0 = reason } } }
-    public var failure: String? { problem.withLock { $0 } }
+    /// Why the connection cannot go on: the engine's reason, or the budget's.
+    public var failure: String? { problem.withLock { $0 } ?? budget.exceeded }
 
-    // MARK: network thread
+    // MARK: network thread (package: the fuzz targets feed it as the network would)
 
-    private func receive(headers fields: [(name: String, value: String)]) -> String? {
+    package func receive(headers fields: [(name: String, value: String)]) -> String? {
         do throws(ICYError) {
             let headers = try ICYHeaders(fields)
             let isPlaylist = headers.contentType.map(StreamPlaylist.isPlaylist) ?? false
@@ -130,20 +162,23 @@ public final class StreamConnection: Sendable {
         }
     }
 
-    private func receive(body bytes: UnsafeRawBufferPointer) -> Bool {
+    package func receive(body bytes: UnsafeRawBufferPointer) -> Bool {
         let buffer = self.buffer
-        let (changes, keepGoing): ([ICYMetadata], Bool) = shared.withLock { shared in
-            if shared.playlist != nil {
-                shared.playlist!.append(contentsOf: bytes)
-                return ([], shared.playlist!.count <= Self.maxPlaylistBytes)
+        let (title, keepGoing): (ICYMetadata?, Bool) = budget.measure {
+            shared.withLock { shared in
+                if shared.playlist != nil {
+                    shared.playlist!.append(contentsOf: bytes)
+                    return (nil, shared.playlist!.count <= HLSFollower.maxBodyBytes)
+                }
+                guard shared.stripper != nil else {
+                    buffer.append(bytes)
+                    return (nil, true)
+                }
+                return (shared.stripper!.consume(bytes) { audio in buffer.append(audio) }.last, true)
             }
-            guard shared.stripper != nil else {
-                buffer.append(bytes)
-                return ([], true)
-            }
-            return (shared.stripper!.consume(bytes) { audio in buffer.append(audio) }, true)
         }
-        for change in changes { onMetadata(change) }
-        return keepGoing
+        if let title { latestTitle.withLock { $0 = title } }
+        // The budget's failure ends the transfer here; the player sees it in `failure` and reconnects.
+        return keepGoing && budget.exceeded == nil
     }
 }

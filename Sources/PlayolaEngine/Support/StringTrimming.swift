@@ -6,3 +6,12 @@ extension String {
         return String(self[first...last])
     }
 }
+
+extension String {
+    /// At most `limit` characters: a longer text is cut and ends in "…".
+    public func cut(to limit: Int) -> String {
+        // A character is at least one byte: no more bytes than the limit is no more characters.
+        guard utf8.count > limit, count > limit else { return self }
+        return String(prefix(limit - 1)) + "…"
+    }
+}

@@ -66,10 +66,19 @@ package enum ID3Tag {
         return text.isEmpty ? nil : text
     }
 
+    /// The most of a text frame decoded: a title is cut to `ICYMetadata.maxLength` characters in the end,
+    /// and a frame may claim megabytes.
+    static let maxTextBytes = 4096
+
     /// A text frame's first string in its encoding (ISO-8859-1, UTF-16 with a BOM, UTF-16BE, UTF-8).
     private static func text(_ body: ArraySlice<UInt8>) -> String? {
         guard let encoding = body.first else { return nil }
-        let payload = body.dropFirst()
+        var payload = body.dropFirst().prefix(maxTextBytes)
+        if payload.count < body.count - 1, encoding == 0 || encoding == 3 {
+            // Cut inside a UTF-8 sequence, the rest would not validate and be read as Latin-1.
+            while let last = payload.last, last & 0xC0 == 0x80 { payload.removeLast() }
+            if let last = payload.last, last >= 0xC0 { payload.removeLast() }
+        }
         let string: String
         switch encoding {
         case 0: return latin1(payload)
