@@ -1,5 +1,6 @@
 import Foundation
 import PlayolaEngine
+import Synchronization
 import XCTest
 
 /// Issue 26, the streaming half: what a stream's server sends cannot make a title, a playlist or the
@@ -17,6 +18,22 @@ final class HostileStreamTests: XCTestCase {
         XCTAssertEqual(ICYMetadata(title: "A - B").title, "A - B", "a short title is left alone")
         let tags = ICYMetadata(title: song, artist: artist, song: song)
         XCTAssertEqual([tags.title.count, tags.artist?.count, tags.song?.count], [200, 200, 200])
+    }
+
+    /// A transport-stream segment whose timed ID3 tags change the title 20,000 times gives the connection one
+    /// title, its last (on main, every one of them was announced, and kept until the segment ended).
+    func testASegmentFloodedWithTimedTitlesAnnouncesItsLastOnly() throws {
+        var segment = HLSPlaylistTests.pat() + HLSPlaylistTests.pmt([(0x0F, 0x101), (0x15, 0x102)])
+        let audio = [UInt8](repeating: 0xAB, count: 64)
+        for n in 0..<20_000 {
+            segment += HLSPlaylistTests.pes(pid: 0x101, streamID: 0xC0, payload: audio)
+            segment += HLSPlaylistTests.pes(pid: 0x102, streamID: 0xBD, payload: HLSPlaylistTests.id3v24(title: "Song \(n)", artist: "Band"))
+        }
+        let announced = Mutex<[StreamTags]>([])
+        var demuxer = SegmentDemuxer(onTags: { tags in announced.withLock { $0.append(tags) } })
+        let out = try demuxer.audio(of: segment, initSection: nil, url: "http://radio.test/seg0.ts")
+        XCTAssertEqual(out.count, 20_000 * audio.count, "the audio comes out whole")
+        XCTAssertEqual(announced.withLock { $0 }, [StreamTags(artist: "Band", title: "Song 19999")])
     }
 
     /// Of a live playlist of 5000 segments, the last `maxSegments` are kept, numbered by their places; of a

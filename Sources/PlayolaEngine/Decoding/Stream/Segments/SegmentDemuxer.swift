@@ -1,6 +1,6 @@
 /// The audio of HLS segments of any of the three kinds RFC 8216 allows, told apart by their bytes:
 /// MPEG-TS, fragmented MP4 (with its init section), or packed audio (ADTS or MP3 after an ID3 tag).
-/// Titles from ID3 tags go to `onTags`, each once.
+/// Titles from ID3 tags go to `onTags`, each once: a segment's last.
 package struct SegmentDemuxer {
     private var transportStream = TransportStreamDemuxer()
     private var fragmented: (url: String, demuxer: FragmentedMP4Demuxer)?
@@ -31,9 +31,11 @@ package struct SegmentDemuxer {
         var audio: [UInt8] = []
         audio.reserveCapacity(segment.count)
         if segment.count >= 189, segment[0] == 0x47, segment[188] == 0x47 {
-            var found: [StreamTags] = []
-            transportStream.demux(segment, audio: { audio += $0 }, tags: { found.append($0) })
-            for tags in found { announce(tags) }
+            // Only the segment's last title: a segment of a few seconds may carry thousands of timed tags, and
+            // the connection keeps only the latest anyway.
+            var latest: StreamTags?
+            transportStream.demux(segment, audio: { audio += $0 }, tags: { latest = $0 })
+            if let latest { announce(latest) }
         } else if segment.count >= 8, ["ftyp", "styp", "moof", "sidx"].contains(String(decoding: segment[4..<8], as: UTF8.self)) {
             guard let fragmented else { throw .invalid(path: url, reason: "a fragmented MP4 segment without an init section (EXT-X-MAP)") }
             try fragmented.demuxer.demux(segment, name: url) { audio += $0 }
