@@ -19,13 +19,15 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/playola-install-purge.XXXXXX")
 root=$work/root
 release=$(. /etc/os-release && echo "$VERSION_CODENAME")
 
+# in_root COMMAND...: COMMAND in the root; with BOUND=DIR, DIR bound onto its /var/lib/playola as on the image.
 in_root() {
     unshare --mount --propagation private -- sh -euc '
         mount -t proc proc "$1/proc"
         mount --rbind /dev "$1/dev"
-        target=$1; shift
+        if [ -n "$2" ]; then mkdir -p "$1/var/lib/playola" && mount --bind "$2" "$1/var/lib/playola"; fi
+        target=$1; shift 2
         exec chroot "$target" "$@"
-    ' in_root "$root" "$@"
+    ' in_root "$root" "${BOUND:-}" "$@"
 }
 # Every path in the root but the package manager's own records, caches and logs, and the backups the shadow
 # tools keep of the user database (/etc/shadow- and the like: adduser and deluser write them, not we).
@@ -87,17 +89,8 @@ check "dpkg knows nothing of playola" bash -c '! chroot "$1" dpkg -s playola >/d
 # which the purge must empty and cannot remove.
 persistent=$work/persistent/playola
 mkdir -p "$persistent" && echo '{"station":"porch"}' >"$persistent/state.json" && echo id >"$persistent/device-id"
-in_root_bound() {
-    unshare --mount --propagation private -- sh -euc '
-        mount -t proc proc "$1/proc"
-        mount --rbind /dev "$1/dev"
-        mkdir -p "$1/var/lib/playola" && mount --bind "$2" "$1/var/lib/playola"
-        target=$1; shift 2
-        exec chroot "$target" "$@"
-    ' in_root_bound "$root" "$persistent" "$@"
-}
-if in_root_bound env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "/root/deb/$name" >"$work/install2.log" 2>&1 &&
-    in_root_bound env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq playola >"$work/purge2.log" 2>&1; then
+if BOUND=$persistent in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "/root/deb/$name" >"$work/install2.log" 2>&1 &&
+    BOUND=$persistent in_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq playola >"$work/purge2.log" 2>&1; then
     pass "apt purge playola with /var/lib/playola a bind mount, as on the image"
 else
     fail "apt purge playola with /var/lib/playola a bind mount" "$(tail -n 5 "$work/install2.log" "$work/purge2.log" 2>/dev/null)"
