@@ -72,7 +72,7 @@ check "postrm purges the unit's state through deb-systemd-helper" grep -q "deb-s
 check "no systemctl call but daemon-reload in the maintainer scripts" \
     bash -c '! grep -hE "^[^#]*\bsystemctl\b" "$@" | grep -v daemon-reload | grep -q .' _ "$work"/control/{postinst,prerm,postrm}
 check "md5sums lists every shipped file" test "$(wc -l <"$work/control/md5sums")" -ge 10
-check "postrm purges user and state" bash -c 'grep -q "deluser --system playola" "$1" && grep -q "rm -rf /var/lib/playola" "$1"' _ "$work/control/postrm"
+check "postrm purges user and state" bash -c 'grep -q "deluser --system playola" "$1" && grep -q "find /var/lib/playola -mindepth 1 -delete" "$1"' _ "$work/control/postrm"
 check "postrm purges the device token" grep -q 'rm -f /etc/playola/token' "$work/control/postrm"
 
 # --- contents ---
