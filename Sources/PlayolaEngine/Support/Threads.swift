@@ -26,16 +26,15 @@ public func startThread(named name: String, _ body: @escaping @Sendable () -> Vo
 }
 
 /// Seconds on CLOCK_MONOTONIC: for timeouts and cadences, immune to the wall clock being set.
-public func monotonicSeconds() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
+public func monotonicSeconds() -> Double { seconds(on: CLOCK_MONOTONIC) }
 
 /// CPU seconds this thread has used (CLOCK_THREAD_CPUTIME_ID): what a piece of work costs, whatever else the
 /// machine is doing.
-public func threadCPUSeconds() -> Double {
+public func threadCPUSeconds() -> Double { seconds(on: CLOCK_THREAD_CPUTIME_ID) }
+
+@inline(__always)
+private func seconds(on clock: clockid_t) -> Double {
     var time = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    clock_gettime(clock, &time)
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
