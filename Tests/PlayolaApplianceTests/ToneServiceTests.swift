@@ -21,6 +21,7 @@ final class ToneServiceTests: XCTestCase {
         service.extraSections = "[station both]\ntype = local\npath = \(service.folder)/both\n"
         try service.writeConfig(volume: 100)
         try service.start()
+        service.clearOfTheLoopsCrossfade(for: 24) // the levels checked from here to the end
         try service.client("play", "both")
         try waitUntil("the station plays", timeout: 10) { abs(level(service, 50) - 0.2) < 0.02 }
         XCTAssertEqual(level(service, 10000), 0.2, accuracy: 0.02, "flat")
