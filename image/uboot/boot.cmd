@@ -73,8 +73,15 @@ else
 fi
 test -n "${bootslot}" || reset
 
+# The kernel's console and other arguments: bootargs.txt on this partition may set playola_bootargs
+# (a line "playola_bootargs=..."; the test image's names QEMU's console); else the Pi's serial console.
+# panic=10: a kernel that panics restarts the board, and the next boot counts that try.
+setenv playola_bootargs
+if load ${bootstate_part} ${pxefile_addr_r} bootargs.txt; then
+    env import -t ${pxefile_addr_r} ${filesize} playola_bootargs
+fi
 test -n "${playola_bootargs}" || setenv playola_bootargs "console=ttyS1,115200 console=tty0"
-setenv bootargs "${playola_bootargs} root=PARTUUID=706c6179-0${rootpart} rootfstype=ext4 ro rootwait rauc.slot=${bootslot}"
+setenv bootargs "${playola_bootargs} root=PARTUUID=706c6179-0${rootpart} rootfstype=ext4 ro rootwait panic=10 rauc.slot=${bootslot}"
 echo "playola: booting slot ${bootslot}: ${bootargs}"
 # A slot without a kernel it can start spends this try: the next boot goes on down the order.
 if load ${devtype} ${devnum}:${rootpart} ${kernel_addr_r} /boot/vmlinuz; then

@@ -29,6 +29,7 @@ enum StatusText {
         if let error = report.lastError, report.state != .error {
             rows.append(("Last error", error + (when(report.lastErrorAt, now: now).map { " (\($0))" } ?? "")))
         }
+        if let update = report.update { rows.append(("Update", update)) }
         rows.append(("Uptime", clock(Double(report.uptime))))
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { label, value in

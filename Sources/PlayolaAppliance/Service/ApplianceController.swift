@@ -227,6 +227,7 @@ actor ApplianceController {
             report.stream?.clockPPM = hold.correctionPPM.map { ($0 * 10).rounded() / 10 }
         }
         report.next = next.map { .init(.spin($0), now: Date()) }
+        report.update = UpdateStatus.current()
         return report
     }
 }
@@ -358,4 +359,6 @@ struct StatusReport: Codable, Sendable {
     var reason: PauseReason?
     var progress: Double?
     var stream: StreamStatus?
+    /// The firmware update's last word (`UpdateStatus`): installing, running from a slot, rolled back.
+    var update: String?
 }
