@@ -28,6 +28,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/playola-test-apt-repo.XXXXXX")
 server=""
 cleanup() {
     [[ -n $server ]] && kill "$server" 2>/dev/null
+    # The other key's agent (make-repo leaves a REPO_GNUPGHOME's agent running, as it is a vendor's).
+    [[ -d $work/other-key ]] && gpgconf --homedir "$work/other-key" --kill gpg-agent 2>/dev/null
     [[ -n "${KEEP:-}" ]] && echo "work dir: $work" || rm -rf "$work"
 }
 trap cleanup EXIT
