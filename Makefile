@@ -6,6 +6,8 @@
 #   make deb DIST=trixie [ARCH=amd64]  (packaging/build-trixie, as root; arm64 made on an amd64 host)
 #   make bundle [ARCH=amd64|arm64]   $(BUILD_DIR)/playola-<version>-<arch>.raucb, the signed update of the image's root
 #                                    (image/build first; ROOTFS= another root; RAUC_KEY/RAUC_CERT/RAUC_KEYRING: a vendor's key)
+#   make repo                        $(REPO_DIR)/public, the signed apt repository of the built trixie .debs (amd64, arm64)
+#                                    (REPO_URL= where it is served; REPO_GNUPGHOME/REPO_KEY: a vendor's key)
 # SCRATCH_PATH lets a build keep away from a .build another build is using.
 
 PREFIX       ?= /usr
@@ -29,7 +31,7 @@ VERSION     := $(shell sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sourc
 
 SWIFT_BUILD = $(SWIFT) build -c release --product playola --static-swift-stdlib --scratch-path "$(SCRATCH_PATH)" $(SWIFT_FLAGS)
 
-.PHONY: all build install deb bundle clean
+.PHONY: all build install deb bundle repo clean
 
 all: build
 
@@ -79,6 +81,14 @@ BUNDLE_ARCH = $(if $(filter command line,$(origin ARCH)),$(ARCH),$(shell dpkg --
 ROOTFS      ?= $(if $(filter arm64,$(BUNDLE_ARCH)),$(BUILD_DIR)/image-arm64/playola-rpi.img.xz,$(BUILD_DIR)/image-amd64/image.ext4)
 bundle:
 	BUILD_DIR="$(BUILD_DIR)" VERSION="$(VERSION)" image/rauc/make-bundle "$(BUNDLE_ARCH)" "$(ROOTFS)" "$(BUILD_DIR)/playola-$(VERSION)-$(BUNDLE_ARCH).raucb"
+
+# The packages of this version that are in the build directory; the repository's suite is trixie, so the
+# amd64 one must be `make deb DIST=trixie`'s (a bookworm `make deb` gives the same file name).
+REPO_DIR  ?= $(BUILD_DIR)/apt
+REPO_DEBS  = $(wildcard $(BUILD_DIR)/playola_$(VERSION)_amd64.deb $(BUILD_DIR)/playola_$(VERSION)_arm64.deb)
+repo:
+	@[ -n "$(REPO_DEBS)" ] || { echo "make repo: no $(BUILD_DIR)/playola_$(VERSION)_{amd64,arm64}.deb: make deb ARCH=arm64 (or DIST=trixie) first" >&2; exit 1; }
+	BUILD_DIR="$(BUILD_DIR)" packaging/make-repo "$(REPO_DIR)" $(REPO_DEBS)
 
 clean:
 	rm -rf "$(BUILD_DIR)"

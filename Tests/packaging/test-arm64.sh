@@ -12,6 +12,7 @@ cd "$(dirname "$0")/../.."
 repo=$PWD
 
 . Tests/packaging/checks.sh
+. Tests/packaging/trixie-arm64-root.sh
 
 [[ $(id -u) -eq 0 ]] || { echo "test-arm64: needs root (mmdebstrap --mode=root, chroot)" >&2; exit 1; }
 root_only=false
@@ -33,53 +34,11 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/playola-test-arm64.XXXXXX")
 [[ -n "${KEEP:-}" ]] && echo "work dir: $work" || trap 'rm -rf "$work"' EXIT
 
-# The mirror is the host's, as in packaging/build-trixie.
-sources=/etc/apt/sources.list.d/debian.sources
-[[ -f $sources ]] || sources=/etc/apt/sources.list
-host_release=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-apt_sources=$(sed "s/\b$host_release\b/trixie/g" "$sources")
-
-# Commands in a chroot: /proc for the Swift runtime and apt, the host's /dev, the work directory at /mnt/test.
-in_root() { # ROOT COMMAND...
-    local target=$1
-    shift
-    unshare --mount --propagation private -- sh -euc '
-        mount -t proc proc "$1/proc"
-        mount --rbind /dev "$1/dev"
-        mkdir -p "$1/mnt/test" && mount --bind "$2" "$1/mnt/test"
-        target=$1; shift 2
-        exec chroot "$target" "$@"
-    ' in_root "$target" "$work" "$@"
-}
-
-# The clean root: mmdebstrap's apt variant, nothing else. Making it runs every essential package's scripts
-# under qemu-user, so it is kept as a tarball (build/trixie/arm64-clean.tar, made again when the host's
-# sources change) and unpacked afresh for every run; the package and its Depends are installed each time.
-base=build/trixie/arm64-clean.tar
-# Every dpkg run is emulated: no fsync per file (the root is thrown away), and no debconf pre-configuration
-# (apt-extracttemplates and perl over every package, to ask questions nobody answers), as image/build does.
-fast=(--dpkgopt=force-unsafe-io --aptopt='#clear DPkg::Pre-Install-Pkgs;' --hook-dir=/usr/share/mmdebstrap/hooks/eatmydata)
-key=$(sha256sum <<<"$apt_sources ${fast[*]}" | cut -d' ' -f1)
-start=$SECONDS
-if [[ "$(cat "$base.key" 2>/dev/null)" != "$key" ]]; then
-    mkdir -p build/trixie && rm -f "$base" "$base.key"
-    if mmdebstrap --mode=root --variant=apt --architectures=arm64 "${fast[@]}" trixie "$base" - <<<"$apt_sources" \
-        >"$work/mmdebstrap.log" 2>&1; then
-        echo "$key" >"$base.key"
-        pass "a clean trixie arm64 root made ($((SECONDS - start)) s, kept in $base)"
-    else
-        fail "a clean trixie arm64 root made" "$(tail -n 20 "$work/mmdebstrap.log")"
-        finish
-    fi
-else
-    echo "     the clean trixie arm64 root is cached ($base)"
-fi
+clean_arm64_root
 $root_only && finish
 root=$work/root
-mkdir -p "$root"
-tar -x -C "$root" -f "$base"
+unpack_arm64_root "$root"
 cp "$deb" "$root/tmp/playola.deb"
-cp /etc/resolv.conf "$root/etc/resolv.conf"
 start=$SECONDS
 if in_root "$root" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
     apt-get install -y --no-install-recommends -o Dpkg::Options::=--force-unsafe-io /tmp/playola.deb' >"$work/install.log" 2>&1; then
