@@ -15,28 +15,38 @@ final class StationPlayerToggleTests: XCTestCase {
     private func playing(_ rig: PacedPlayer) -> Bool { rig.amplitude(700, secondsAgo: 0.2) > 0.2 }
     private func silent(_ rig: PacedPlayer) -> Bool { rig.amplitude(700, secondsAgo: 0.15) < 0.001 }
 
+    /// A press of the interrupt button, and the station plays again.
+    private func pressResumes(_ rig: PacedPlayer, file: StaticString = #filePath, line: UInt = #line) async throws {
+        await rig.player.toggleInterruption()
+        try await Task.sleep(for: .seconds(1.5))
+        let resumed = await rig.player.state
+        guard case .playing = resumed else { return XCTFail("\(resumed)", file: file, line: line) }
+        XCTAssertTrue(playing(rig), "the tone again", file: file, line: line)
+    }
+
+    /// A press of the stop button, and silence.
+    private func pressStops(_ rig: PacedPlayer, _ request: StationPlayer.PlayRequest, file: StaticString = #filePath,
+                            line: UInt = #line) async throws {
+        let toggled = await rig.player.toggleStop(orPlay: request)
+        XCTAssertEqual(toggled, .stopped, file: file, line: line)
+        try await Task.sleep(for: .seconds(1))
+        let state = await rig.player.state
+        XCTAssertEqual(state, .idle, file: file, line: line)
+        XCTAssertTrue(silent(rig), "silence after the stop", file: file, line: line)
+    }
+
     func testTheStopToggleStopsWhatIsOnAndPlaysWhenStopped() async throws {
         let (rig, home) = try rig()
         var toggled = await rig.player.toggleStop(orPlay: home)
         XCTAssertEqual(toggled, .played, "nothing on: the press plays")
         try await Task.sleep(for: .seconds(1.5))
         XCTAssertTrue(playing(rig))
-        toggled = await rig.player.toggleStop(orPlay: home)
-        XCTAssertEqual(toggled, .stopped)
-        try await Task.sleep(for: .seconds(0.5))
-        let stopped = await rig.player.state
-        XCTAssertEqual(stopped, .idle)
-        XCTAssertTrue(silent(rig))
+        try await pressStops(rig, home)
         toggled = await rig.player.toggleStop(orPlay: nil)
         XCTAssertEqual(toggled, .nothing, "stopped with nothing to play")
         // A press while the station is still loading stops it: loading is on.
         await rig.player.play(home)
-        toggled = await rig.player.toggleStop(orPlay: home)
-        XCTAssertEqual(toggled, .stopped)
-        try await Task.sleep(for: .seconds(1))
-        let after = await rig.player.state
-        XCTAssertEqual(after, .idle)
-        XCTAssertTrue(silent(rig))
+        try await pressStops(rig, home)
     }
 
     func testTheInterruptTogglePausesAndResumesAtTheLivePosition() async throws {
@@ -48,11 +58,7 @@ final class StationPlayerToggleTests: XCTestCase {
         let paused = await rig.player.state
         guard case .paused(.spin?, .interruption) = paused else { return XCTFail("\(paused)") }
         XCTAssertTrue(silent(rig))
-        await rig.player.toggleInterruption()
-        try await Task.sleep(for: .seconds(1.5))
-        let resumed = await rig.player.state
-        guard case .playing = resumed else { return XCTFail("\(resumed)") }
-        XCTAssertTrue(playing(rig))
+        try await pressResumes(rig)
     }
 
     /// Interrupted while loading, the state says idle; the second press still resumes (the state's name said
@@ -74,11 +80,7 @@ final class StationPlayerToggleTests: XCTestCase {
         await rig.player.toggleInterruption()
         let interrupted = await rig.player.state
         XCTAssertEqual(interrupted, .idle)
-        await rig.player.toggleInterruption()
-        try await Task.sleep(for: .seconds(1.5))
-        let resumed = await rig.player.state
-        guard case .playing = resumed else { return XCTFail("\(resumed)") }
-        XCTAssertTrue(playing(rig))
+        try await pressResumes(rig)
     }
 
     /// Paused for want of a device, a press is the user's pause: it holds when the device is back (a
@@ -96,10 +98,6 @@ final class StationPlayerToggleTests: XCTestCase {
         let back = await rig.player.state
         guard case .paused(_, .interruption) = back else { return XCTFail("\(back)") }
         XCTAssertTrue(silent(rig))
-        await rig.player.toggleInterruption()
-        try await Task.sleep(for: .seconds(1.5))
-        let resumed = await rig.player.state
-        guard case .playing = resumed else { return XCTFail("\(resumed)") }
-        XCTAssertTrue(playing(rig))
+        try await pressResumes(rig)
     }
 }
