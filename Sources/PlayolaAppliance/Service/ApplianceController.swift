@@ -100,18 +100,21 @@ actor ApplianceController {
         persist()
     }
 
-    /// The stop button: stop when playing, play when stopped.
+    /// The stop button: stop when playing, play when stopped, as the player finds itself.
     func toggleStop() async {
-        if stopped { try? await play(nil, ago: nil) } else { await stop() }
+        switch await player.toggleStop(orPlay: currentRequest(ago: nil)) {
+        case .stopped: stopped = true
+        case .played: stopped = false
+        case .nothing: return
+        }
+        persist()
     }
 
     func pause() async { await player.pauseForInterruption(.interruption) }
     func resume() async { await player.resumeAfterInterruption() }
 
     /// The interrupt button: pause, and the next press resumes at the live position.
-    func toggleInterrupt() async {
-        if case .paused = await player.state { await resume() } else { await pause() }
-    }
+    func toggleInterrupt() async { await player.toggleInterruption() }
 
     func setVolume(_ percent: Int) async {
         volume = max(0, min(100, percent))
@@ -180,15 +183,21 @@ actor ApplianceController {
     }
 
     private func startCurrent(ago: Double?) async {
-        guard let station = currentStation else { return }
+        guard let request = currentRequest(ago: ago) else { return }
+        await player.play(request)
+    }
+
+    /// What playing the current station asks of the player; `ago`: its schedule as it aired that long ago.
+    private func currentRequest(ago: Double?) -> StationPlayer.PlayRequest? {
+        guard let station = currentStation else { return nil }
         switch station.kind {
         case .playola(let id, let timeshift):
             let shift = ago.map { -$0 } ?? timeshift
-            await player.play(PlayolaStationSource(api: api, stationID: id), at: shift.map { Date().addingTimeInterval($0) })
+            return .schedule(PlayolaStationSource(api: api, stationID: id), at: shift.map { Date().addingTimeInterval($0) })
         case .local(let path):
-            await player.play(LocalFolderSource(stationID: station.name, path: path))
+            return .schedule(LocalFolderSource(stationID: station.name, path: path), at: nil)
         case .stream(let url, let headers):
-            await player.play(stream: StreamStation(name: station.name, url: url, headers: headers))
+            return .stream(StreamStation(name: station.name, url: url, headers: headers))
         }
     }
 

@@ -10,8 +10,9 @@ import Synchronization
 
 /// Plays a changing program of spins on a real-time sink, on two threads:
 /// - the render thread (this file) mixes the active voices and writes to the sink — it never decodes,
-///   allocates, locks, logs or does I/O beyond the write. When the sink fails as a device does when it goes
-///   away, it drops it and probes for it again (slowly, or at once when woken by a udev event);
+///   allocates, locks, logs or does I/O beyond the write. What becomes of the device (open it, drop it when it
+///   fails as a device does when it goes away, probe for it again slowly or at once when woken by a udev event,
+///   close it when idle, say each change once) is decided by its `DeviceLifecycle`;
 /// - the decode thread (`LiveEngine+Decode`) places each spin's voice and keeps the rings ahead; while the
 ///   device is away it places nothing, and when it is back the program is placed afresh at the live position.
 /// A stream (`setStream`, `LiveEngine+Stream`) plays beside the program through the same mixer.
@@ -214,53 +215,15 @@ public final class LiveEngine: Sendable {
         let rampStep = 1 / Float(Double(mixRate) * 0.02)
         var tone = ToneControl(sampleRate: mixRate)
         var toneApplied: UInt32 = 0
+        var lifecycle = DeviceLifecycle(probeInterval: probeInterval, idleClose: idleClose, confirmFrames: Int64(mixRate / 10))
         var sink: (any AudioSink)?
-        var everOpened = false
-        var parked = false
-        var idleSince: Double?
-        // A device is announced back only once it has played something: one that opens but takes no frames
-        // (a wedged DAC) would otherwise flap between opened and lost every probe. Each change is said once.
-        var announcedOpen = false
-        var announcedLost = false
-        var confirmAfter: Int64?
-        var openedAt = 0.0
         /// The first frame of the silence at the end of what was written (`quietFrom`), Int64.max if none.
         var quietStart = Int64.max
         while running.load(ordering: .acquiring) {
             guard let output = sink else {
                 slots.forEachActive { _ in } // let the decode side collect voices it retired
-                if parked {
-                    guard !programEmpty.load(ordering: .acquiring) else {
-                        _ = probeWake.wait(timeout: .now() + 1)
-                        continue
-                    }
-                    parked = false
-                }
-                do throws(AudioSinkError) {
-                    let opened = try openSink()
-                    guard opened.sampleRate == mixRate else {
-                        throw AudioSinkError.unsupported(device: "\(opened)", reason: "runs at \(opened.sampleRate) Hz, the mix at \(mixRate) Hz")
-                    }
-                    sink = opened
-                    quietStart = .max // what the last device held says nothing of this one
-                    quietFrom.store(.max, ordering: .releasing)
-                    rewindTo.store(.max, ordering: .releasing)
-                    everOpened = true
-                    deviceOpen.store(true, ordering: .releasing)
-                    openFormat.store(OutputFormat(rate: opened.sampleRate, format: opened.sampleFormat).packed, ordering: .releasing)
-                    deviceGeneration.add(1, ordering: .releasing)
-                    decodeWake.signal() // off the hot path: once per device
-                    confirmAfter = framesWritten.load(ordering: .relaxed) + Int64(mixRate / 10)
-                    openedAt = monotonicSeconds()
-                } catch {
-                    if !everOpened && deviceGeneration.load(ordering: .relaxed) == 0 {
-                        everOpened = true // said once
-                        post(.waiting(error))
-                    } else {
-                        post(.attemptFailed(error, openFor: nil))
-                    }
-                    _ = probeWake.wait(timeout: .now() + probeInterval)
-                }
+                quietStart = .max // what the last device held says nothing of the next
+                perform(lifecycle.withoutDevice(programEmpty: programEmpty.load(ordering: .acquiring)), &lifecycle, &sink)
                 continue
             }
             var blockStart = framesWritten.load(ordering: .relaxed)
@@ -298,38 +261,13 @@ public final class LiveEngine: Sendable {
             do {
                 try output.write(buffer, frames: blockFrames)
             } catch {
-                // The device went away (or will not play): drop it, say so once, and probe for it.
-                sink = nil
-                heardMicros.store(0, ordering: .releasing) // the old device's reading says nothing of the next
-                deviceOpen.store(false, ordering: .releasing)
-                openFormat.store(0, ordering: .releasing)
-                confirmAfter = nil
-                if announcedOpen || !announcedLost {
-                    post(.lost(error))
-                } else {
-                    post(.attemptFailed(error, openFor: monotonicSeconds() - openedAt))
-                }
-                announcedOpen = false
-                announcedLost = true
+                perform(lifecycle.writeFailed(error, at: monotonicSeconds()), &lifecycle, &sink)
                 continue
             }
-            if let idleClose, programEmpty.load(ordering: .relaxed), !slots.hasActive {
-                let now = monotonicSeconds()
-                if now - (idleSince ?? now) > idleClose {
-                    sink = nil // closes the PCM
-                    parked = true
-                    idleSince = nil
-                    heardMicros.store(0, ordering: .releasing)
-                    deviceOpen.store(false, ordering: .releasing)
-                    openFormat.store(0, ordering: .releasing)
-                    confirmAfter = nil
-                    announcedOpen = false
-                    post(.closedIdle)
-                    continue
-                }
-                idleSince = idleSince ?? now
-            } else {
-                idleSince = nil
+            let idle = lifecycle.wroteBlock(idle: programEmpty.load(ordering: .relaxed) && !slots.hasActive, at: monotonicSeconds())
+            guard case .none = idle else {
+                perform(idle, &lifecycle, &sink)
+                continue
             }
             let written = blockStart + Int64(blockFrames)
             framesWritten.store(written, ordering: .releasing)
@@ -342,12 +280,50 @@ public final class LiveEngine: Sendable {
             let heard = written - Int64(output.delay())
             heardFrame.store(heard, ordering: .relaxed)
             heardMicros.store(Int64(monotonicSeconds() * 1e6), ordering: .releasing)
-            if let threshold = confirmAfter, heard >= threshold { // 0.1 s heard since it opened
-                confirmAfter = nil
-                announcedOpen = true
-                announcedLost = false
-                post(.opened)
-            }
+            perform(lifecycle.heard(heard), &lifecycle, &sink)
         }
+    }
+
+    /// Carries out on the render thread what the device's lifecycle decided.
+    private func perform(_ action: DeviceLifecycle.Action, _ lifecycle: inout DeviceLifecycle, _ sink: inout (any AudioSink)?) {
+        switch action {
+        case .none:
+            break
+        case .open:
+            do throws(AudioSinkError) {
+                sink = try openDevice()
+                lifecycle.opened(framesWritten: framesWritten.load(ordering: .relaxed), at: monotonicSeconds())
+            } catch {
+                perform(lifecycle.openFailed(error), &lifecycle, &sink)
+            }
+        case .wait(let seconds):
+            _ = probeWake.wait(timeout: .now() + seconds)
+        case .post(let event):
+            post(event)
+        case .postAndWait(let event, let seconds):
+            post(event)
+            _ = probeWake.wait(timeout: .now() + seconds)
+        case .close(let event):
+            sink = nil // closes the PCM
+            heardMicros.store(0, ordering: .releasing) // the old device's reading says nothing of the next
+            deviceOpen.store(false, ordering: .releasing)
+            openFormat.store(0, ordering: .releasing)
+            post(event)
+        }
+    }
+
+    /// Opens the device for the mix and hands it to the decode side, which places the program afresh on it.
+    private func openDevice() throws(AudioSinkError) -> any AudioSink {
+        let opened = try openSink()
+        guard opened.sampleRate == mixRate else {
+            throw AudioSinkError.unsupported(device: "\(opened)", reason: "runs at \(opened.sampleRate) Hz, the mix at \(mixRate) Hz")
+        }
+        quietFrom.store(.max, ordering: .releasing)
+        rewindTo.store(.max, ordering: .releasing)
+        deviceOpen.store(true, ordering: .releasing)
+        openFormat.store(OutputFormat(rate: opened.sampleRate, format: opened.sampleFormat).packed, ordering: .releasing)
+        deviceGeneration.add(1, ordering: .releasing)
+        decodeWake.signal() // off the hot path: once per device
+        return opened
     }
 }

@@ -67,7 +67,7 @@ public actor StationPlayer {
     /// When the current stream connection started sounding (the `airtime` of its state's spin).
     var streamSoundingSince = Date()
     /// Armed by an interruption of a playing or loading station; consumed by the resume.
-    private var resumeArmed = false
+    private(set) var resumeArmed = false
     /// The engine has no device: the state says `paused(outputDownReason)` whatever the schedule does.
     var outputDown = false
     var outputDownReason = PauseReason.deviceLost
