@@ -36,7 +36,13 @@ extension StreamTests {
         guard let first = levels.firstIndex(where: { $0 > 0.2 }) else { return XCTFail("the tone never sounded") }
         let steady = levels[(first + 3)...].dropLast(2)
         XCTAssertGreaterThan(steady.count, 900)
-        XCTAssertGreaterThan(steady.min() ?? 0, 0.2, "no dropout: the buffer rides over the lost segment")
+        // The discontinuity restarts ffmpeg's tone at another phase, so the windows around it read lower
+        // (measured 0.16 between 0.25 and 0.21; 0.19 and 0.19 side by side); a dropout is silence: windows near 0,
+        // or a run of low ones longer than the 30 ms of that seam.
+        var run = 0, longest = 0
+        for level in steady { run = level <= 0.2 ? run + 1 : 0; longest = max(longest, run) }
+        XCTAssertLessThanOrEqual(longest, 3, "no dropout: the buffer rides over the lost segment (\(longest) low 10 ms windows in a row)")
+        XCTAssertGreaterThan(steady.min() ?? 0, 0.1, "no dropout: the buffer rides over the lost segment")
         let notices = rig.record.notices.withLock { $0 }
         XCTAssertEqual(notices.filter { $0.contains("reconnecting") }, [], "the connection was kept")
         let segments = try server.requests("ts-aac").filter { $0.hasSuffix(".ts") }
