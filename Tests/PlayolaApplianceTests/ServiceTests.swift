@@ -236,12 +236,14 @@ final class ServiceTests: XCTestCase {
         XCTAssertTrue(notify.messages.contains { $0.contains("STATUS=") })
         try waitUntil("WATCHDOG while playing") { notify.messages.contains("WATCHDOG=1") }
         // The output gets stuck: the pacing reader stops reading, so writes block and frames stop advancing.
-        try runTool("pkill", ["-STOP", "-f", "^pv -q -B 9600 -L 192000$"])
+        // Only this service's pacing reader (alsa-lib execs it as the service's child): other tests' pv run beside it.
+        let servicePID = String(service.process!.processIdentifier)
+        try runTool("pkill", ["-STOP", "-P", servicePID, "-x", "pv"])
         usleep(1_200_000)
         let stuckFrom = notify.messages.count
         usleep(2_000_000)
         XCTAssertFalse(notify.messages.dropFirst(stuckFrom).contains("WATCHDOG=1"), "no WATCHDOG while output is stuck")
-        try runTool("pkill", ["-CONT", "-f", "^pv -q -B 9600 -L 192000$"])
+        try runTool("pkill", ["-CONT", "-P", servicePID, "-x", "pv"])
         let resumedFrom = notify.messages.count
         try waitUntil("WATCHDOG again once audio advances") { notify.messages.dropFirst(resumedFrom).contains("WATCHDOG=1") }
     }

@@ -42,8 +42,10 @@ enum Fixtures {
         case .opus: arguments += ["-c:a", "libopus", "-b:a", "160k", "-f", "ogg"]
         }
         for tag in tags { arguments += ["-metadata", tag] }
-        try run("ffmpeg", arguments + [path + ".part"])
-        try FileManager.default.moveItem(atPath: path + ".part", toPath: path)
+        // A part of this process's own, renamed over the name: tests in other processes may make the same tone.
+        let part = path + ".part-\(getpid())"
+        try run("ffmpeg", arguments + [part])
+        guard rename(part, path) == 0 else { throw NSError(domain: "Fixtures", code: Int(errno)) }
         return path
     }
 
