@@ -17,6 +17,7 @@ let usage = """
       check-config [FILE]      validate a config file without playing
       network-config           the config's Wi-Fi as wpa_supplicant's file, at boot (playola network-config --help)
       render                   render a schedule to a WAV file in virtual time (playola render --help)
+      update FILE|URL|--check  install a signed firmware update into the other slot (playola update --help)
       version                  print the version
 
     The config is --config FILE, else \(ConfigLocation.searchDescription) (the first that exists).
@@ -48,6 +49,7 @@ do {
     case "run": exit(try await RunCommand.run(Array(words.dropFirst())))
     case "check-config": exit(CheckConfigCommand.run(Array(words.dropFirst())))
     case "network-config": exit(NetworkConfigCommand.run(Array(words.dropFirst())))
+    case "update": exit(await UpdateCommand.run(Array(words.dropFirst())))
     case let command? where ClientCommandLine.commands.contains(command):
         if words.contains("--help") {
             Console.out(usage)

@@ -47,6 +47,7 @@ final class ManualPageTests: XCTestCase {
             "player": ConfigValidator.playerKeys, "service": ConfigValidator.serviceKeys, "cache": ConfigValidator.cacheKeys,
             "playola": ConfigValidator.playolaKeys, "gpio": ConfigValidator.gpioKeys + ["station NAME"],
             "led": ConfigValidator.ledKeys, "log": ConfigValidator.logKeys, "network": NetworkSettings.keys,
+            "update": ConfigValidator.updateKeys,
             "station": ConfigValidator.stationKeys,
         ]
         XCTAssertEqual(Set(documented.keys), Set(ConfigValidator.sectionNames + ["station"]), "the sections")
@@ -69,7 +70,7 @@ final class ManualPageTests: XCTestCase {
             }
         }
         XCTAssertEqual(Set(commands), ["run", "status", "play", "next", "previous", "stop", "pause", "resume", "volume", "bass", "treble",
-                                       "check-config", "network-config", "render", "version"], help)
+                                       "check-config", "network-config", "render", "update", "version"], help)
         let source = try String(contentsOfFile: Self.repository + "/man/playola.1", encoding: .utf8)
         let text = try output("man", ["--warnings", "-l", Self.repository + "/man/playola.1"], environment: ["MANWIDTH": "200"])
         let section = text.components(separatedBy: "\nCOMMANDS\n").last?.components(separatedBy: "\nOPTIONS\n").first ?? ""

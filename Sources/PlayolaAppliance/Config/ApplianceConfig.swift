@@ -74,6 +74,11 @@ struct ApplianceConfig: Sendable, Equatable {
         var level = LogLevel.info
     }
 
+    struct Update: Sendable, Equatable {
+        /// A signed bundle to look at once a day (playola-update-check.timer); nil: no checks.
+        var url: String? = nil
+    }
+
     var player = Player()
     var service = Service()
     var cache = Cache()
@@ -83,6 +88,7 @@ struct ApplianceConfig: Sendable, Equatable {
     var gpio = GPIOConfig()
     var led = LED()
     var log = Log()
+    var update = Update()
     var network = NetworkSettings()
 
     /// What to play when there is no saved last station.

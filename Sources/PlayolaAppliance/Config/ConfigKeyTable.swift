@@ -162,4 +162,14 @@ extension ConfigValidator {
             }
         },
     ]
+
+    static let update: [ConfigKey] = [
+        ConfigKey("url") { validator, entry in
+            guard let url = validator.accepted(ConfigValue.httpURL(entry.value), entry, must: "be an http:// or https:// URL") else { return }
+            if !url.lowercased().hasPrefix("https:") {
+                validator.warning("url is http://: the bundle's signature still decides what is installed, but the download is unencrypted; use https://", entry.line)
+            }
+            validator.config.update.url = url
+        },
+    ]
 }

@@ -30,7 +30,7 @@ extension ApplianceConfig {
 /// INI entries → `ApplianceConfig`, reporting every problem rather than stopping at the first, so one run of
 /// `playola check-config` shows all there is to fix.
 struct ConfigValidator {
-    static let sectionNames = ["player", "service", "cache", "playola", "gpio", "led", "log", "network"]
+    static let sectionNames = ["player", "service", "cache", "playola", "gpio", "led", "log", "network", "update"]
     // The keys each section knows, from its table (`ConfigKeyTable.swift`): written once.
     static let playerKeys = player.map(\.name)
     static let serviceKeys = service.map(\.name)
@@ -39,6 +39,7 @@ struct ConfigValidator {
     static let gpioKeys = gpio.map(\.name)
     static let ledKeys = led.map(\.name)
     static let logKeys = log.map(\.name)
+    static let updateKeys = update.map(\.name)
     static let stationTypes: [(type: String, keys: [String])] = [("playola", ["id", "timeshift"]), ("stream", ["url", "header"]), ("local", ["path"])]
     static let stationKeys = ["type"] + stationTypes.flatMap(\.keys)
     /// Keys that may repeat within a section.
@@ -134,6 +135,7 @@ struct ConfigValidator {
         readGPIO(sectionsByName["gpio"] ?? [])
         read(sectionsByName["led"] ?? [], Self.led)
         read(sectionsByName["log"] ?? [], Self.log)
+        read(sectionsByName["update"] ?? [], Self.update)
         readNetwork(sectionsByName["network"] ?? [])
 
         if !sawStationSection {
