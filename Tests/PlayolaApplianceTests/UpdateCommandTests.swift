@@ -15,7 +15,7 @@ final class UpdateCommandTests: XCTestCase {
         folder = NSTemporaryDirectory() + "playola-update-command-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: folder + "/www", withIntermediateDirectories: true)
         installer = folder + "/firmware-update"
-        try "#!/bin/sh\necho \"$*\" >>\"\(folder)/calls\"\nexit ${INSTALL_EXIT:-0}\n".write(toFile: installer, atomically: true, encoding: .utf8)
+        try "#!/bin/sh\necho \"$* restart=${FIRMWARE_UPDATE_RESTART:-yes}\" >>\"\(folder)/calls\"\nexit ${INSTALL_EXIT:-0}\n".write(toFile: installer, atomically: true, encoding: .utf8)
         chmod(installer, 0o755)
         environment = ["PLAYOLA_FIRMWARE_UPDATE": installer, "PLAYOLA_UPDATE_SEEN": folder + "/seen-url", "PATH": "/usr/bin:/bin"]
     }
@@ -82,7 +82,8 @@ final class UpdateCommandTests: XCTestCase {
         XCTAssertEqual(try update([bundle]).status, 0)
         XCTAssertEqual(try update([bundle], exit: 1).status, 1, "refused by RAUC: refused here")
         XCTAssertEqual(try update(["https://updates.example.com/v2.raucb"]).status, 0)
-        XCTAssertEqual(calls, ["install \(bundle)", "install \(bundle)", "install https://updates.example.com/v2.raucb"])
+        XCTAssertEqual(calls, ["install \(bundle) restart=yes", "install \(bundle) restart=yes", "install https://updates.example.com/v2.raucb restart=yes"],
+                       "by hand, the installer restarts the board itself")
     }
 
     func testWithoutAnInstallerThePackageRouteIsNamed() throws {
@@ -107,27 +108,28 @@ final class UpdateCommandTests: XCTestCase {
         XCTAssertEqual(first.status, 0, first.error)
         XCTAssertTrue(first.out.contains("a bundle not installed before"), first.out)
         XCTAssertTrue(first.error.contains("url is http://"), "the config's warning: \(first.error)")
-        XCTAssertEqual(calls, ["install \(base)/playola-rpi.raucb"])
+        XCTAssertEqual(calls, ["install \(base)/playola-rpi.raucb restart=no", "restart restart=yes"],
+                       "the check records what it installed, then has the board restarted")
         let seen = try String(contentsOfFile: folder + "/seen-url", encoding: .utf8)
         XCTAssertTrue(seen.contains("last-modified: ") && seen.contains("content-length: 4096"), seen)
 
         let again = try update(["--check", "--config", ini])
         XCTAssertEqual(again.status, 0, again.error)
         XCTAssertTrue(again.out.contains("unchanged since the last install"), again.out)
-        XCTAssertEqual(calls.count, 1, "not installed twice")
+        XCTAssertEqual(calls.count, 2, "not installed twice")
 
         try Data(repeating: 2, count: 5000).write(to: URL(fileURLWithPath: bundle))
         let changed = try update(["--check", "--config", ini], exit: 1)
         XCTAssertEqual(changed.status, 1, "RAUC refused the new one")
-        XCTAssertEqual(calls.count, 2)
+        XCTAssertEqual(calls.count, 3, "and no restart: \(calls)")
         XCTAssertEqual(try update(["--check", "--config", ini]).status, 0)
-        XCTAssertEqual(calls.count, 2, "a refused bundle is not tried again until it changes")
+        XCTAssertEqual(calls.count, 3, "a refused bundle is not tried again until it changes")
 
         try "[station porch]\ntype = local\npath = \(folder)\n[update]\nurl = \(base)/gone.raucb\n".write(toFile: ini, atomically: true, encoding: .utf8)
         let gone = try update(["--check", "--config", ini])
         XCTAssertEqual(gone.status, 1)
         XCTAssertTrue(gone.error.contains("404"), gone.error)
-        XCTAssertEqual(calls.count, 2)
+        XCTAssertEqual(calls.count, 3)
     }
 
     func testABadUpdateURLIsAConfigErrorAndNothingIsChecked() throws {

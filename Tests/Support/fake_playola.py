@@ -279,20 +279,23 @@ class Handler(BaseHTTPRequestHandler):
         full = self.safe_path("files", name)
         if full is None:
             return self.jsonr(404, {"message": "File not found"})
-        with open(full, "rb") as f:
-            data = f.read()
-        size = len(data)
+        size = os.path.getsize(full)
         hdrs = [("Content-Type", CONTENT_TYPES.get(os.path.splitext(name)[1].lower(), "application/octet-stream")),
-                ("Accept-Ranges", "bytes")]
-        status = 200
+                ("Accept-Ranges", "bytes"), ("Last-Modified", email.utils.formatdate(os.path.getmtime(full), usegmt=True))]
+        status, start, end = 200, 0, size - 1
         m = re.fullmatch(r"\s*bytes=(\d+)-(\d*)\s*", self.headers.get("Range", ""))
         if m and (not m.group(2) or int(m.group(2)) >= int(m.group(1))):  # else: ignore the header
             start = int(m.group(1))
             end = min(int(m.group(2)) if m.group(2) else size - 1, size - 1)
             if start >= size:
                 return 416, [("Content-Range", f"bytes */{size}")] + hdrs, b""
-            data, status = data[start:end + 1], 206
+            status = 206
             hdrs.append(("Content-Range", f"bytes {start}-{end}/{size}"))
+        # Only the bytes asked for are read: a client streaming a large file (RAUC, an update bundle) asks
+        # for it a range at a time.
+        with open(full, "rb") as f:
+            f.seek(start)
+            data = f.read(end + 1 - start)
         if garbage:  # same status, headers and length; random content
             data = random.randbytes(len(data))
         return status, hdrs, data

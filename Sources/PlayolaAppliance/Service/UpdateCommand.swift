@@ -104,24 +104,34 @@ enum UpdateCommand {
             Console.out("\(LogField.escaped(url)): unchanged since the last install from it (\(validators.joined(separator: ", ")))")
             return 0
         }
-        // Kept before the install, as the boot partition's bundle is: a bundle RAUC refuses is not tried
-        // again every day, only once it changes (or by hand, `playola update URL`).
+        Console.out("\(LogField.escaped(url)): a bundle not installed before (\(validators.joined(separator: ", "))): installing")
+        let status = spawn(installer, ["install", url], environment: ["FIRMWARE_UPDATE_RESTART=no"])
+        // Kept once the installer has answered, either way, and before the restart into the new slot: a
+        // bundle RAUC refused is not fetched again every day, only once it changes (or by hand, `playola
+        // update URL`); one whose install a power cut stopped is.
         do {
             try WholeFile.write(Data(seen.utf8), to: seenFile, mode: 0o644)
         } catch {
             Console.error("playola update --check: \(error)")
-            return 1
         }
-        Console.out("\(LogField.escaped(url)): a bundle not installed before (\(validators.joined(separator: ", "))): installing")
-        return spawn(installer, ["install", url])
+        if status == 0 { _ = spawn(installer, ["restart"]) }
+        return status
     }
 
-    /// Runs `path arguments…` with this process's standard streams and returns its exit status.
-    private static func spawn(_ path: String, _ arguments: [String]) -> Int32 {
+    /// Runs `path arguments…` with this process's standard streams and environment (plus `environment`,
+    /// NAME=VALUE) and returns its exit status.
+    private static func spawn(_ path: String, _ arguments: [String], environment: [String] = []) -> Int32 {
         var argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
+        var inherited: [String] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            inherited.append(String(cString: pointer))
+            entry += 1
+        }
+        var envp = (inherited + environment).map { strdup($0) } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
         var pid = pid_t()
-        let started = posix_spawn(&pid, path, nil, nil, &argv, environ)
+        let started = posix_spawn(&pid, path, nil, nil, &argv, &envp)
         guard started == 0 else {
             Console.error("playola update: cannot run \(path): \(Errno(started))")
             return 1
