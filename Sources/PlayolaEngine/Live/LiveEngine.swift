@@ -89,7 +89,7 @@ public final class LiveEngine: Sendable {
         var clock: ProgramClock?
         var started: Set<String> = []
         var placedForDevice = 0
-        var stream: (any LiveSource)?
+        var stream: (any StreamSource)?
         var streamHold: StreamHold?
     }
 
@@ -166,7 +166,7 @@ public final class LiveEngine: Sendable {
 
     /// Plays `connection`'s audio once its jitter buffer is full, in place of the stream before (which fades
     /// out); nil ends the stream.
-    package func setStream(_ connection: (any LiveSource)?) {
+    package func setStream(_ connection: (any StreamSource)?) {
         shared.withLock { $0.stream = connection }
         noteWhetherEmpty()
         decodeWake.signal()
@@ -221,7 +221,7 @@ public final class LiveEngine: Sendable {
         var quietStart = Int64.max
         while running.load(ordering: .acquiring) {
             guard let output = sink else {
-                slots.forEachActive { _ in } // let the decode side collect voices it retired
+                slots.acknowledgeRetiring()
                 quietStart = .max // what the last device held says nothing of the next
                 perform(lifecycle.withoutDevice(programEmpty: programEmpty.load(ordering: .acquiring)), &lifecycle, &sink)
                 continue
