@@ -4,7 +4,7 @@ import Synchronization
 import XCTest
 
 /// Issue 16, "must be shown" 3: a stream's server clock apart from the DAC's. The bend is measured on sines,
-/// then a real `Voice` is played by the real `Mixer` for a virtual hour against a source 300 ppm fast and one
+/// then a real `StreamVoice` is played by the real `Mixer` for a virtual hour against a source 300 ppm fast and one
 /// 300 ppm slow (and 500 ppm each way, the range the loop is built for), the decode side filling and reading
 /// the buffer every 0.2 s as the live engine does.
 ///
@@ -102,13 +102,10 @@ final class DriftTests: XCTestCase {
     func hour(ppm: Double, tuning: DriftController.Tuning = .init()) throws -> HourOfDrift {
         let rate = 4000
         let source = ServerSine(rate: rate)
-        let spin = Spin(id: "stream", stationID: "s", airtime: Date(), startingVolume: 1, fades: [],
-                        audioBlock: AudioBlock(id: "b", title: "stream", artist: "", durationMS: 0, endOfMessageMS: 0, downloadURL: nil))
-        let voice = try Voice(spin: spin, file: "drift", decoder: source, mixRate: rate, startFrame: 0, joinFrame: 0,
-                              ringSeconds: 6, rebufferSeconds: 2, drift: tuning)
+        let voice = try StreamVoice(url: "drift", decoder: source, mixRate: rate, ringSeconds: 6, rebufferSeconds: 2, drift: tuning)
         let burst = Int64(2.5 * Double(rate))
         source.sent = burst
-        voice.fill(upTo: .max)
+        voice.fill()
         let block = rate / 5
         var output = [Float](repeating: 0, count: block * 2)
         var result = HourOfDrift()
@@ -130,7 +127,7 @@ final class DriftTests: XCTestCase {
             }
             let seconds = Double(pass) / 5
             source.sent = burst + Int64(seconds * Double(rate) * (1 + ppm * 1e-6))
-            voice.fill(upTo: .max)
+            voice.fill()
             if voice.ring.availableToWrite == 0 { result.timesFull += 1 }
             result.largestBacklog = max(result.largestBacklog, source.sent - source.taken)
             voice.holdLevel(at: seconds)

@@ -68,7 +68,7 @@ extension StationPlayerTests {
         let served = try JSONDecoder().decode([Spin].self, from: Data(contentsOf: URL(fileURLWithPath: stack.server.root + "/stations/short.json")))
         try stack.server.serve(station: "short", spins: Array(served.dropFirst(5)))
         try await Task.sleep(for: .seconds(2))
-        let (files, requested, left) = await (stack.player.files.count, stack.player.requested.count, stack.player.schedule.spins.count)
+        let (files, requested, left) = await (stack.player.follower.files.count, stack.player.follower.requested.count, stack.player.follower.schedule.spins.count)
         XCTAssertEqual(left, 7, "the spins the server no longer lists, ended, left the schedule")
         XCTAssertGreaterThan(files, 0)
         XCTAssertLessThanOrEqual(files, left, "files of spins no longer in the schedule are forgotten")

@@ -6,7 +6,7 @@ import CSoxr
 ///
 /// The ratio is a fixed rational, so output frame `k·(out/g)` lines up exactly with input frame
 /// `k·(in/g)`: starting a fresh resampler on such a grid point reproduces a continuous conversion
-/// once the filter has filled (see `Voice` for how joins use this).
+/// once the filter has filled (see `DecodePipeline` for how joins use this).
 public final class Resampler {
     public let inputRate: Int
     public let outputRate: Int

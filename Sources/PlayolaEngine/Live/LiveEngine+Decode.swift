@@ -14,45 +14,39 @@ extension LiveEngine {
         let margin = Int64(Double(mixRate) * 0.1)
         let placer = SpinPlacer(mixRate: mixRate, openFile: openFile)
         let reporter = PlayReporter(mixRate: mixRate, report: report)
-        var stream = StreamVoice()
-        while running.load(ordering: .acquiring) {
+        var feed = StreamFeed()
+        while fromControl.running.load(ordering: .acquiring) {
             var hold: StreamHold?
-            decodePasses.add(1, ordering: .releasing)
+            fromDecode.passes.add(1, ordering: .releasing)
             deliverDeviceEvents()
-            guard anchorForDevice(&stream) else { continue }
-            let cursor = framesWritten.load(ordering: .acquiring)
+            guard anchorForDevice(&feed) else { continue }
+            let cursor = fromRender.framesWritten.load(ordering: .acquiring)
             let (program, programClock, started) = shared.withLock { ($0.program, $0.clock!, $0.started) }
             let wanted = Set(program.map(\.spin.id))
             // Voices whose spin left the program fade out, then retire; so do voices that played out.
-            for index in 0..<slots.capacity {
-                guard let voice = slots.voice(index), slots.state(index) == VoiceSlots.active else { continue }
-                if voice.isLive {
-                    // The stream's voice: decode whatever has arrived; retire it once silent or played out.
-                    if voice.isSilenced.load(ordering: .acquiring) || (voice.isExhausted && voice.ring.availableToRead == 0) {
+            for index in 0..<slots.capacity where slots.state(index) == VoiceSlots.active {
+                switch slots.voice(index) {
+                case .stream(let voice):
+                    if let held = service(voice, slot: index) { hold = held }
+                case .timeline(let voice):
+                    if !wanted.contains(voice.spin.id) {
+                        voice.fadeOutRequested.store(true, ordering: .releasing)
+                    }
+                    if voice.isSilenced.load(ordering: .acquiring) {
+                        slots.retire(index)
+                    } else if voice.isPlayedOut {
+                        reporter.ended(voice, clock: programClock)
                         slots.retire(index)
                     } else {
-                        voice.fill(upTo: .max)
-                        voice.holdLevel(at: monotonicSeconds())
-                        hold = StreamHold(bufferSeconds: voice.drift.level,
-                                          correctionPPM: voice.drift.target == nil ? nil : voice.drift.correction * 1e6)
+                        voice.fill(upTo: cursor - voice.startFrame + lookahead)
                     }
-                    continue
-                }
-                if !wanted.contains(voice.spin.id) {
-                    voice.fadeOutRequested.store(true, ordering: .releasing)
-                }
-                if voice.isSilenced.load(ordering: .acquiring) {
-                    slots.retire(index)
-                } else if voice.isExhausted && voice.ring.availableToRead == 0 {
-                    reporter.ended(voice, clock: programClock)
-                    slots.retire(index)
-                } else {
-                    voice.fill(upTo: cursor - voice.startFrame + lookahead)
+                case nil:
+                    break
                 }
             }
-            _ = slots.collectReleased()
+            slots.collectReleased()
             shared.withLock { $0.streamHold = hold }
-            serviceStream(&stream, at: cursor + margin)
+            serviceStream(&feed, at: cursor + margin)
             // Place spins that sound within the lookahead and have no voice yet. With every slot taken, a
             // spin is skipped without opening its file (the slots bound the decoders and rings alive at once),
             // and the skipped ones of a pass are reported together.
@@ -82,25 +76,22 @@ extension LiveEngine {
     /// a new one: what was playing belongs to the past; it is retired, and once the new device has taken a
     /// first block the program is placed again from a fresh anchor. A stream's buffer is stale by then: its
     /// connection is given up, and the player makes a fresh one.
-    private func anchorForDevice(_ stream: inout StreamVoice) -> Bool {
-        let device = deviceGeneration.load(ordering: .acquiring)
-        let isOpen = deviceOpen.load(ordering: .acquiring)
+    private func anchorForDevice(_ feed: inout StreamFeed) -> Bool {
+        let device = fromRender.deviceGeneration.load(ordering: .acquiring)
+        let isOpen = fromRender.deviceOpen.load(ordering: .acquiring)
         // No clock yet also counts as unplaced: the render thread marks the device open before it bumps
         // the generation, so a pass between the two sees an open device of the generation already placed.
         guard !isOpen || shared.withLock({ device != $0.placedForDevice || $0.clock == nil }) else { return true }
         for index in 0..<slots.capacity where slots.state(index) == VoiceSlots.active { slots.retire(index) }
-        if stream.filling != nil || stream.sounding != nil {
-            stream.connection?.fail("the audio device went away")
-            stream = StreamVoice(connection: stream.connection, failed: true)
-        }
-        _ = slots.collectReleased()
-        guard isOpen, heardMicros.load(ordering: .acquiring) > 0 else {
+        abandon(&feed)
+        slots.collectReleased()
+        guard isOpen, fromRender.heardMicros.load(ordering: .acquiring) > 0 else {
             usleep(isOpen ? 5_000 : 100_000) // no device: nothing to do until it is back
             return false
         }
         shared.withLock {
             $0.started.removeAll()
-            $0.clock = ProgramClock(rate: mixRate, frame: heardFrame.load(ordering: .acquiring), heardAt: clock.now())
+            $0.clock = ProgramClock(rate: mixRate, frame: fromRender.heardFrame.load(ordering: .acquiring), heardAt: clock.now())
             $0.placedForDevice = device
         }
         return true
@@ -108,9 +99,9 @@ extension LiveEngine {
 
     /// The mix frame heard right now, extrapolated from the render thread's last reading.
     private func currentHeardFrame() -> (frame: Int64, at: Date)? {
-        let micros = heardMicros.load(ordering: .acquiring)
+        let micros = fromRender.heardMicros.load(ordering: .acquiring)
         guard micros > 0 else { return nil }
-        let frame = heardFrame.load(ordering: .relaxed)
+        let frame = fromRender.heardFrame.load(ordering: .relaxed)
         let elapsed = monotonicSeconds() - Double(micros) / 1e6
         return (frame + Int64(elapsed * Double(mixRate)), clock.now())
     }
@@ -119,8 +110,8 @@ extension LiveEngine {
     /// it — or, while the device holds only silence at its end, soon after the first frame it can still take
     /// back, so that a start from silence is heard at once (`rewindTo`).
     private func earliestStart(cursor: Int64, margin: Int64) -> (frame: Int64, replacesSilence: Bool) {
-        let quiet = quietFrom.load(ordering: .acquiring)
-        let replaceable = replaceableFrom.load(ordering: .acquiring)
+        let quiet = fromRender.quietFrom.load(ordering: .acquiring)
+        let replaceable = fromRender.replaceableFrom.load(ordering: .acquiring)
         guard quiet <= cursor, replaceable < cursor else { return (cursor + margin, false) }
         // The device plays on while the file opens and the render thread finishes its write; a rewind that
         // comes short is safe (the voice skips what it missed, on the same sample grid), only later.
@@ -138,11 +129,11 @@ extension LiveEngine {
             voice.fill(upTo: placement.joinFrame + Int64(mixRate))
             // Asked before the voice is in a slot: the render thread acts on it once it sees the voice.
             let firstFrame = placement.startFrame + placement.joinFrame
-            if replacingSilence, firstFrame < framesWritten.load(ordering: .acquiring) {
-                rewindTo.min(firstFrame, ordering: .acquiringAndReleasing)
+            if replacingSilence, firstFrame < fromRender.framesWritten.load(ordering: .acquiring) {
+                fromDecode.rewindTo.min(firstFrame, ordering: .acquiringAndReleasing)
             }
-            guard slots.add(voice) else {
-                rewindTo.store(.max, ordering: .releasing)
+            guard slots.add(.timeline(voice)) else {
+                fromDecode.rewindTo.store(.max, ordering: .releasing)
                 return reporter.failed(spin, at: placement, clock: clock, "too many overlapping spins")
             }
             reporter.started(spin, at: placement, clock: clock)

@@ -1,14 +1,13 @@
-import FoundationEssentials
 import PlayolaDecoding
 import PlayolaMixer
-import PlayolaModel
+import PlayolaSupport
 
 /// The decode thread's hold on the stream: its decoder and the voice filling its jitter buffer, then sounding.
-struct StreamVoice {
-    var connection: (any LiveSource)?
+struct StreamFeed {
+    var connection: (any StreamSource)?
     var decoder: (any StreamDecoder)?
-    var filling: Voice?
-    var sounding: Voice?
+    var filling: StreamVoice?
+    var sounding: StreamVoice?
     var failed = false
 }
 
@@ -16,50 +15,62 @@ struct StreamVoice {
 extension LiveEngine {
     /// Follows `setStream`: fades out a replaced stream's voice; for the current one, makes its decoder once
     /// the format is known, fills a voice's ring up to the prebuffer, then places it at `frame`.
-    func serviceStream(_ stream: inout StreamVoice, at frame: Int64) {
+    func serviceStream(_ feed: inout StreamFeed, at frame: Int64) {
         let wanted = shared.withLock { $0.stream }
-        if stream.connection !== wanted {
-            stream.sounding?.fadeOutRequested.store(true, ordering: .releasing)
-            stream = StreamVoice(connection: wanted)
+        if feed.connection !== wanted {
+            feed.sounding?.fadeOutRequested.store(true, ordering: .releasing)
+            feed = StreamFeed(connection: wanted)
         }
-        guard let connection = wanted, !stream.failed else { return }
-        if let voice = stream.sounding {
-            if let failure = voice.failure { fail(&stream, "\(failure)") }
+        guard let connection = wanted, !feed.failed else { return }
+        if let voice = feed.sounding {
+            if let failure = voice.pipeline.failure { fail(&feed, "\(failure)") }
             return
         }
         do throws(AudioDecoderError) {
-            if stream.decoder == nil { stream.decoder = try connection.makeDecoder() }
-            guard let decoder = stream.decoder, try decoder.prepare() else { return }
-            if stream.filling == nil {
-                stream.filling = try Voice(
-                    spin: Self.streamSpin(connection), file: connection.url, decoder: decoder, mixRate: mixRate,
-                    startFrame: 0, joinFrame: 0, ringSeconds: connection.maxBufferSeconds,
+            if feed.decoder == nil { feed.decoder = try connection.makeDecoder() }
+            guard let decoder = feed.decoder, try decoder.prepare() else { return }
+            if feed.filling == nil {
+                feed.filling = try StreamVoice(
+                    url: connection.url, decoder: decoder, mixRate: mixRate, ringSeconds: connection.maxBufferSeconds,
                     rebufferSeconds: connection.prebufferSeconds)
             }
-            let voice = stream.filling!
-            voice.fill(upTo: .max)
-            if let failure = voice.failure { throw failure }
-            guard voice.ring.availableToRead >= voice.rebufferFrames || voice.isExhausted else { return }
+            let voice = feed.filling!
+            voice.fill()
+            if let failure = voice.pipeline.failure { throw failure }
+            guard voice.ring.availableToRead >= voice.rebufferFrames || voice.pipeline.isExhausted else { return }
             voice.startFrame = frame
-            guard slots.add(voice) else { return fail(&stream, "too many voices") }
-            stream.sounding = voice
-            stream.filling = nil
+            guard slots.add(.stream(voice)) else { return fail(&feed, "too many voices") }
+            feed.sounding = voice
+            feed.filling = nil
             connection.markSounding()
         } catch {
-            fail(&stream, "\(error)")
+            fail(&feed, "\(error)")
         }
     }
 
-    private func fail(_ stream: inout StreamVoice, _ reason: String) {
-        stream.connection?.fail(reason)
-        stream.sounding?.fadeOutRequested.store(true, ordering: .releasing)
-        stream = StreamVoice(connection: stream.connection, failed: true)
+    /// The stream's voice in the slots: decode whatever has arrived; retire it once silent or played out.
+    /// Returns how its buffer is held, nil once retired.
+    func service(_ voice: StreamVoice, slot index: Int) -> StreamHold? {
+        if voice.isSilenced.load(ordering: .acquiring) || voice.isPlayedOut {
+            slots.retire(index)
+            return nil
+        }
+        voice.fill()
+        voice.holdLevel(at: monotonicSeconds())
+        return StreamHold(bufferSeconds: voice.drift.level,
+                          correctionPPM: voice.drift.target == nil ? nil : voice.drift.correction * 1e6)
     }
 
-    /// The voice's spin: a stream has no airtime or fades, only a name (the player publishes the titles).
-    private static func streamSpin(_ connection: any LiveSource) -> Spin {
-        Spin(id: "stream:" + connection.url, stationID: connection.name, airtime: Date(), startingVolume: 1, fades: [],
-             audioBlock: AudioBlock(id: connection.url, title: connection.name, artist: "", durationMS: 0,
-                                    endOfMessageMS: 0, downloadURL: nil))
+    /// A stream that was playing belongs to the past once its device went away: its connection is given up.
+    func abandon(_ feed: inout StreamFeed) {
+        guard feed.filling != nil || feed.sounding != nil else { return }
+        feed.connection?.fail("the audio device went away")
+        feed = StreamFeed(connection: feed.connection, failed: true)
+    }
+
+    private func fail(_ feed: inout StreamFeed, _ reason: String) {
+        feed.connection?.fail(reason)
+        feed.sounding?.fadeOutRequested.store(true, ordering: .releasing)
+        feed = StreamFeed(connection: feed.connection, failed: true)
     }
 }

@@ -22,35 +22,9 @@ public final class LiveEngine: Sendable {
     let clock: any WallClock
     let slots = VoiceSlots()
     let shared = Mutex(Shared())
-    let framesWritten = Atomic<Int64>(0)
-    /// The render thread's latest (frames heard, monotonic µs) reading, for re-anchoring.
-    let heardFrame = Atomic<Int64>(0)
-    let heardMicros = Atomic<Int64>(0)
-    private let gainTarget = Atomic<UInt32>(Float(1).bitPattern)
-    /// Bass and treble, as `ToneControl.packed`: applied after the gain, on the render thread.
-    private let toneTarget = Atomic<UInt32>(0)
-    let running = Atomic<Bool>(false)
-    /// A start from silence (bench/startup.sh): while the device holds only silence at its end, a spin placed
-    /// now replaces that silence instead of queueing behind it, so `play` sounds in tens of ms rather than after
-    /// the device's buffer. `quietFrom` is the first mix frame of that trailing silence (Int64.max while a
-    /// voice is in what was written), `replaceableFrom` the first frame the device can still take back,
-    /// both published by the render thread; `rewindTo` is the decode thread's request to take back what
-    /// was written from that frame on (Int64.max: none).
-    ///
-    /// alsa-lib's conversion plugins (a `plug` from S32 to a 16-bit card) say only their last write can be
-    /// taken back, and such a rewind is not trusted: a device that can take back no more than two blocks
-    /// publishes no `replaceableFrom`, so no spin is placed on its silence and it is never asked to rewind.
-    let quietFrom = Atomic<Int64>(.max)
-    let replaceableFrom = Atomic<Int64>(.max)
-    let rewindTo = Atomic<Int64>(.max)
-    /// Bumped by the render thread each time a device is opened; the decode side re-places the program.
-    let deviceGeneration = Atomic<Int>(0)
-    let deviceOpen = Atomic<Bool>(false)
-    /// The open device's negotiated rate and format (`OutputFormat.packed`); 0 while none is open.
-    private let openFormat = Atomic<Int>(0)
-    /// Bumped by the decode thread at every pass of its loop: the watchdog's evidence that decoding is not
-    /// wedged (the render thread plays silence on its own, so frames advancing prove nothing about it).
-    let decodePasses = Atomic<Int64>(0)
+    let fromRender = RenderPublished()
+    let fromDecode = DecodePublished()
+    let fromControl = ControlRequests()
     let openFile: @Sendable (String) throws(AudioDecoderError) -> any AudioDecoder
     private let probeWake = DispatchSemaphore(value: 0)
     /// Wakes the decode thread at once for a change (a program, a stream, a device); otherwise it looks
@@ -61,7 +35,6 @@ public final class LiveEngine: Sendable {
     public let probeInterval: Double
     /// Seconds of silence with nothing to play after which the device is closed (nil: never).
     public let idleClose: Double?
-    private let programEmpty = Atomic<Bool>(true)
     private let blockFrames = 1024
     /// What a rewind leaves queued on the device, however late it comes: one block, which covers the write of
     /// the voice's first block that follows it at once (a start from silence waits that much longer: 23 ms).
@@ -89,7 +62,7 @@ public final class LiveEngine: Sendable {
         var clock: ProgramClock?
         var started: Set<String> = []
         var placedForDevice = 0
-        var stream: (any LiveSource)?
+        var stream: (any StreamSource)?
         var streamHold: StreamHold?
     }
 
@@ -135,14 +108,14 @@ public final class LiveEngine: Sendable {
     }
 
     public func start() {
-        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard !fromControl.running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         startThread(named: "playola-render") { [self] in renderLoop() }
         startThread(named: "playola-decode") { [self] in decodeLoop() }
     }
 
     /// Stops both threads (after the current block).
     public func shutdown() {
-        running.store(false, ordering: .releasing)
+        fromControl.running.store(false, ordering: .releasing)
         probeWake.signal()
     }
 
@@ -166,7 +139,7 @@ public final class LiveEngine: Sendable {
 
     /// Plays `connection`'s audio once its jitter buffer is full, in place of the stream before (which fades
     /// out); nil ends the stream.
-    package func setStream(_ connection: (any LiveSource)?) {
+    package func setStream(_ connection: (any StreamSource)?) {
         shared.withLock { $0.stream = connection }
         noteWhetherEmpty()
         decodeWake.signal()
@@ -175,25 +148,25 @@ public final class LiveEngine: Sendable {
     /// Nothing to play lets the device close after `idleClose`; something to play opens it at once.
     private func noteWhetherEmpty() {
         let isEmpty = shared.withLock { $0.program.isEmpty && $0.stream == nil }
-        let wasEmpty = programEmpty.exchange(isEmpty, ordering: .acquiringAndReleasing)
+        let wasEmpty = fromControl.programEmpty.exchange(isEmpty, ordering: .acquiringAndReleasing)
         if wasEmpty && !isEmpty { probeWake.signal() }
     }
 
     /// The master gain the render thread ramps to over ~20 ms (volume: never a click).
-    public func setGain(_ gain: Float) { gainTarget.store(gain.bitPattern, ordering: .releasing) }
+    public func setGain(_ gain: Float) { fromControl.gain.store(gain.bitPattern, ordering: .releasing) }
 
     /// Bass and treble in dB (`ToneControl.range`); reached over about 160 ms, never a click.
     public func setTone(bass: Double, treble: Double) {
-        toneTarget.store(ToneControl.packed(bass: bass, treble: treble), ordering: .releasing)
+        fromControl.tone.store(ToneControl.packed(bass: bass, treble: treble), ordering: .releasing)
     }
 
-    public var framesPlayed: Int64 { framesWritten.load(ordering: .acquiring) }
+    public var framesPlayed: Int64 { fromRender.framesWritten.load(ordering: .acquiring) }
     /// Passes of the decode loop so far; stands still while the decode thread is wedged (a file that never
     /// finishes opening or decoding).
-    public var decodeProgress: Int64 { decodePasses.load(ordering: .acquiring) }
-    public var hasDevice: Bool { deviceOpen.load(ordering: .acquiring) }
+    public var decodeProgress: Int64 { fromDecode.passes.load(ordering: .acquiring) }
+    public var hasDevice: Bool { fromRender.deviceOpen.load(ordering: .acquiring) }
     /// What the open device negotiated; nil while none is open.
-    public var outputFormat: OutputFormat? { OutputFormat(packed: openFormat.load(ordering: .acquiring)) }
+    public var outputFormat: OutputFormat? { OutputFormat(packed: fromRender.openFormat.load(ordering: .acquiring)) }
 
     /// Called by the render thread: the decode thread, woken, hands the event on.
     private func post(_ event: DeviceEvent) {
@@ -211,7 +184,7 @@ public final class LiveEngine: Sendable {
     private func renderLoop() {
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames * 2)
         defer { buffer.deallocate() }
-        var gain = Float(bitPattern: gainTarget.load(ordering: .relaxed))
+        var gain = Float(bitPattern: fromControl.gain.load(ordering: .relaxed))
         let rampStep = 1 / Float(Double(mixRate) * 0.02)
         var tone = ToneControl(sampleRate: mixRate)
         var toneApplied: UInt32 = 0
@@ -219,17 +192,17 @@ public final class LiveEngine: Sendable {
         var sink: (any AudioSink)?
         /// The first frame of the silence at the end of what was written (`quietFrom`), Int64.max if none.
         var quietStart = Int64.max
-        while running.load(ordering: .acquiring) {
+        while fromControl.running.load(ordering: .acquiring) {
             guard let output = sink else {
-                slots.forEachActive { _ in } // let the decode side collect voices it retired
+                slots.acknowledgeRetiring()
                 quietStart = .max // what the last device held says nothing of the next
-                perform(lifecycle.withoutDevice(programEmpty: programEmpty.load(ordering: .acquiring)), &lifecycle, &sink)
+                perform(lifecycle.withoutDevice(programEmpty: fromControl.programEmpty.load(ordering: .acquiring)), &lifecycle, &sink)
                 continue
             }
-            var blockStart = framesWritten.load(ordering: .relaxed)
+            var blockStart = fromRender.framesWritten.load(ordering: .relaxed)
             let quiet = !slots.hasActive
             if !quiet { // a request waits for its voice, so the voice's first block is the one rewound to
-                let request = rewindTo.exchange(.max, ordering: .acquiringAndReleasing)
+                let request = fromDecode.rewindTo.exchange(.max, ordering: .acquiringAndReleasing)
                 if request < blockStart, quietStart <= request {
                     // The device played on while the voice was opened: never take back the frames about to be
                     // heard. A rewind to the hardware's pointer empties the device, which underruns at once
@@ -239,12 +212,12 @@ public final class LiveEngine: Sendable {
                     let frames = min(blockStart - request, room)
                     if frames > 0 {
                         blockStart -= Int64(output.rewind(frames: Int(frames)))
-                        framesWritten.store(blockStart, ordering: .releasing)
+                        fromRender.framesWritten.store(blockStart, ordering: .releasing)
                     }
                 }
             }
             Mixer.mix(slots, blockStart: blockStart, frames: blockFrames, into: buffer)
-            let target = Float(bitPattern: gainTarget.load(ordering: .acquiring))
+            let target = Float(bitPattern: fromControl.gain.load(ordering: .acquiring))
             if gain != 1 || target != 1 {
                 for frame in 0..<blockFrames {
                     if gain < target { gain = min(target, gain + rampStep) } else if gain > target { gain = max(target, gain - rampStep) }
@@ -252,7 +225,7 @@ public final class LiveEngine: Sendable {
                     buffer[2 * frame + 1] *= gain
                 }
             }
-            let toneSetting = toneTarget.load(ordering: .acquiring)
+            let toneSetting = fromControl.tone.load(ordering: .acquiring)
             if toneSetting != toneApplied {
                 toneApplied = toneSetting
                 tone.set(packed: toneSetting)
@@ -264,22 +237,22 @@ public final class LiveEngine: Sendable {
                 perform(lifecycle.writeFailed(error, at: monotonicSeconds()), &lifecycle, &sink)
                 continue
             }
-            let idle = lifecycle.wroteBlock(idle: programEmpty.load(ordering: .relaxed) && !slots.hasActive, at: monotonicSeconds())
+            let idle = lifecycle.wroteBlock(idle: fromControl.programEmpty.load(ordering: .relaxed) && !slots.hasActive, at: monotonicSeconds())
             guard case .none = idle else {
                 perform(idle, &lifecycle, &sink)
                 continue
             }
             let written = blockStart + Int64(blockFrames)
-            framesWritten.store(written, ordering: .releasing)
+            fromRender.framesWritten.store(written, ordering: .releasing)
             quietStart = quiet ? min(quietStart, blockStart) : .max
-            quietFrom.store(quietStart, ordering: .releasing)
+            fromRender.quietFrom.store(quietStart, ordering: .releasing)
             if quiet {
                 let rewindable = output.rewindableFrames()
-                replaceableFrom.store(rewindable > blockFrames * 2 ? written - Int64(rewindable) : .max, ordering: .releasing)
+                fromRender.replaceableFrom.store(rewindable > blockFrames * 2 ? written - Int64(rewindable) : .max, ordering: .releasing)
             }
             let heard = written - Int64(output.delay())
-            heardFrame.store(heard, ordering: .relaxed)
-            heardMicros.store(Int64(monotonicSeconds() * 1e6), ordering: .releasing)
+            fromRender.heardFrame.store(heard, ordering: .relaxed)
+            fromRender.heardMicros.store(Int64(monotonicSeconds() * 1e6), ordering: .releasing)
             perform(lifecycle.heard(heard), &lifecycle, &sink)
         }
     }
@@ -292,7 +265,7 @@ public final class LiveEngine: Sendable {
         case .open:
             do throws(AudioSinkError) {
                 sink = try openDevice()
-                lifecycle.opened(framesWritten: framesWritten.load(ordering: .relaxed), at: monotonicSeconds())
+                lifecycle.opened(framesWritten: fromRender.framesWritten.load(ordering: .relaxed), at: monotonicSeconds())
             } catch {
                 perform(lifecycle.openFailed(error), &lifecycle, &sink)
             }
@@ -305,9 +278,9 @@ public final class LiveEngine: Sendable {
             _ = probeWake.wait(timeout: .now() + seconds)
         case .close(let event):
             sink = nil // closes the PCM
-            heardMicros.store(0, ordering: .releasing) // the old device's reading says nothing of the next
-            deviceOpen.store(false, ordering: .releasing)
-            openFormat.store(0, ordering: .releasing)
+            fromRender.heardMicros.store(0, ordering: .releasing) // the old device's reading says nothing of the next
+            fromRender.deviceOpen.store(false, ordering: .releasing)
+            fromRender.openFormat.store(0, ordering: .releasing)
             post(event)
         }
     }
@@ -318,11 +291,11 @@ public final class LiveEngine: Sendable {
         guard opened.sampleRate == mixRate else {
             throw AudioSinkError.unsupported(device: "\(opened)", reason: "runs at \(opened.sampleRate) Hz, the mix at \(mixRate) Hz")
         }
-        quietFrom.store(.max, ordering: .releasing)
-        rewindTo.store(.max, ordering: .releasing)
-        deviceOpen.store(true, ordering: .releasing)
-        openFormat.store(OutputFormat(rate: opened.sampleRate, format: opened.sampleFormat).packed, ordering: .releasing)
-        deviceGeneration.add(1, ordering: .releasing)
+        fromRender.quietFrom.store(.max, ordering: .releasing)
+        fromDecode.rewindTo.store(.max, ordering: .releasing)
+        fromRender.deviceOpen.store(true, ordering: .releasing)
+        fromRender.openFormat.store(OutputFormat(rate: opened.sampleRate, format: opened.sampleFormat).packed, ordering: .releasing)
+        fromRender.deviceGeneration.add(1, ordering: .releasing)
         decodeWake.signal() // off the hot path: once per device
         return opened
     }

@@ -29,18 +29,19 @@ package struct PlayReporter {
 
     /// A voice that played out: its end, or an error when it failed or stopped well short of its length
     /// (the header's, else the schedule's).
-    package func ended(_ voice: Voice, clock: ProgramClock) {
-        let played = voice.writeFrame
+    package func ended(_ voice: TimelineVoice, clock: ProgramClock) {
+        let pipeline = voice.pipeline
+        let played = pipeline.writeFrame
         let ended = clock.date(atFrame: voice.startFrame + played)
         let scheduled = voice.spin.audioBlock.frames(atRate: mixRate)
         let short = played + Int64(mixRate) / 2
         let detail: String
-        if let failure = voice.failure {
+        if let failure = pipeline.failure {
             detail = "\(failure); silence after \(seconds(played)) s"
-        } else if let expected = voice.expectedFrames, short < expected {
-            detail = "\(voice.file): ended at \(seconds(played)) s of the \(seconds(expected)) s its header announces (truncated?)"
+        } else if let expected = pipeline.expectedFrames, short < expected {
+            detail = "\(pipeline.file): ended at \(seconds(played)) s of the \(seconds(expected)) s its header announces (truncated?)"
         } else if short < scheduled {
-            detail = "\(voice.file): \(seconds(played)) s long, the schedule says \(seconds(scheduled)) s (truncated?)"
+            detail = "\(pipeline.file): \(seconds(played)) s long, the schedule says \(seconds(scheduled)) s (truncated?)"
         } else {
             return report(PlayEvent(time: ended, kind: .end, spin: voice.spin, detail: "after \(seconds(played)) s"))
         }

@@ -30,8 +30,8 @@ package struct SpinPlacer {
     }
 
     /// The spin's voice, its decoder positioned at the join.
-    package func voice(for spin: Spin, file: String, at placement: SpinPlacement) throws(AudioDecoderError) -> Voice {
-        try Voice(spin: spin, file: file, decoder: try openFile(file), mixRate: mixRate,
+    package func voice(for spin: Spin, file: String, at placement: SpinPlacement) throws(AudioDecoderError) -> TimelineVoice {
+        try TimelineVoice(spin: spin, file: file, decoder: try openFile(file), mixRate: mixRate,
                   startFrame: placement.startFrame, joinFrame: placement.joinFrame)
     }
 }

@@ -1,6 +1,6 @@
 import Glibc
 
-/// Plays a live voice's frames a few hundred ppm faster or slower than they arrive, so that a stream whose
+/// Plays a stream voice's frames a few hundred ppm faster or slower than they arrive, so that a stream whose
 /// server clock runs apart from the DAC's neither overflows nor runs dry (`DriftController` sets `step`).
 ///
 /// Each output frame is the input read at a fractional position through a 32-tap Kaiser-windowed sinc

@@ -1,4 +1,4 @@
-/// Holds a live voice's buffer at its level by playing a little faster or slower than the stream arrives:
+/// Holds a stream voice's buffer at its level by playing a little faster or slower than the stream arrives:
 /// the server's clock and the DAC's drift apart (at 100 ppm, 0.36 s an hour), so without it one side
 /// overflows or runs dry.
 ///

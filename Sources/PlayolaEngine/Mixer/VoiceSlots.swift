@@ -1,5 +1,11 @@
 import Synchronization
 
+/// The voice in a slot: a spin on the timeline or a stream.
+public enum SlotVoice {
+    case timeline(TimelineVoice)
+    case stream(StreamVoice)
+}
+
 /// A fixed table of voices shared by the decode side (which fills and retires slots) and the render
 /// thread (which mixes the active ones), with no locks and no allocation on the render side.
 ///
@@ -13,9 +19,36 @@ public final class VoiceSlots: @unchecked Sendable {
     public static let empty = 0, active = 1, retiring = 2, released = 3
     public let capacity: Int
     private let states: UnsafeMutablePointer<Atomic<Int>>
-    private let voices: UnsafeMutablePointer<Unmanaged<Voice>?>
+    /// Unretained on the render side, so that reading a slot never touches a reference count.
+    private let voices: UnsafeMutablePointer<Held?>
 
-    /// Voices mixed at once, live or rendered: each holds a decoder and a ~2 s ring (768 KB at 48 kHz), so
+    private enum Held {
+        case timeline(Unmanaged<TimelineVoice>)
+        case stream(Unmanaged<StreamVoice>)
+
+        init(_ voice: SlotVoice) {
+            switch voice {
+            case .timeline(let voice): self = .timeline(.passRetained(voice))
+            case .stream(let voice): self = .stream(.passRetained(voice))
+            }
+        }
+
+        var unretained: SlotVoice {
+            switch self {
+            case .timeline(let voice): .timeline(voice.takeUnretainedValue())
+            case .stream(let voice): .stream(voice.takeUnretainedValue())
+            }
+        }
+
+        func release() {
+            switch self {
+            case .timeline(let voice): voice.release()
+            case .stream(let voice): voice.release()
+            }
+        }
+    }
+
+    /// Voices mixed at once, in real time or rendered: each holds a decoder and a ~2 s ring (768 KB at 48 kHz), so
     /// this bounds the memory a schedule of overlapping spins can take.
     public static let defaultCapacity = 16
 
@@ -40,9 +73,9 @@ public final class VoiceSlots: @unchecked Sendable {
 
     /// Publishes `voice` in a free slot; false when the table is full.
     @discardableResult
-    public func add(_ voice: Voice) -> Bool {
+    public func add(_ voice: SlotVoice) -> Bool {
         for index in 0..<capacity where state(index) == Self.empty {
-            voices[index] = Unmanaged.passRetained(voice)
+            voices[index] = Held(voice)
             states[index].store(Self.active, ordering: .releasing)
             return true
         }
@@ -55,25 +88,21 @@ public final class VoiceSlots: @unchecked Sendable {
     }
 
     /// The voice in slot `index` for the decode side (any state but empty).
-    public func voice(_ index: Int) -> Voice? {
-        state(index) == Self.empty ? nil : voices[index]?.takeUnretainedValue()
+    public func voice(_ index: Int) -> SlotVoice? {
+        state(index) == Self.empty ? nil : voices[index]?.unretained
     }
 
     public func retire(_ index: Int) {
         _ = states[index].compareExchange(expected: Self.active, desired: Self.retiring, ordering: .acquiringAndReleasing)
     }
 
-    /// Drops voices the render side has let go of; returns them (their deallocation happens in the caller).
-    public func collectReleased() -> [Voice] {
-        var released: [Voice] = []
+    /// Drops the voices the render side has let go of (on the decode side, so none is freed on the render thread).
+    public func collectReleased() {
         for index in 0..<capacity where state(index) == Self.released {
-            if let voice = voices[index] {
-                released.append(voice.takeRetainedValue())
-                voices[index] = nil
-            }
+            voices[index]?.release()
+            voices[index] = nil
             states[index].store(Self.empty, ordering: .releasing)
         }
-        return released
     }
 
     // MARK: render side
@@ -84,15 +113,24 @@ public final class VoiceSlots: @unchecked Sendable {
         return false
     }
 
-    /// Calls `body` with each active voice; acknowledges retiring ones. Allocation-free.
+    /// Calls `timeline` or `stream` with each active voice; acknowledges retiring ones. Allocation-free.
     @inline(__always)
-    public func forEachActive(_ body: (Voice) -> Void) {
+    public func forEachActive(timeline: (TimelineVoice) -> Void, stream: (StreamVoice) -> Void) {
         for index in 0..<capacity {
             switch states[index].load(ordering: .acquiring) {
-            case Self.active: body(voices[index]!.takeUnretainedValue())
+            case Self.active:
+                switch voices[index]! {
+                case .timeline(let voice): timeline(voice.takeUnretainedValue())
+                case .stream(let voice): stream(voice.takeUnretainedValue())
+                }
             case Self.retiring: states[index].store(Self.released, ordering: .releasing)
             default: break
             }
         }
     }
+}
+
+extension VoiceSlots {
+    /// Render side, with no device to mix for: lets the decode side collect the voices it retired.
+    public func acknowledgeRetiring() { forEachActive(timeline: { _ in }, stream: { _ in }) }
 }

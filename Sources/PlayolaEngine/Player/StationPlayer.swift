@@ -81,16 +81,8 @@ public actor StationPlayer {
     public nonisolated var cannotReachServer: Bool { unreachable.load(ordering: .acquiring) }
     var reporting: Task<Void, Never>?
 
-    // The current generation's knowledge of its schedule (`StationPlayer+Schedule`).
-    var schedule = Schedule(spins: [])
-    var files: [String: String] = [:]
-    var failed: Set<String> = []
-    var requested: Set<String> = []
-    /// Requested and not yet done: at most `downloadsAtOnce`.
-    var downloading: Set<String> = []
-    var progress: [String: Double] = [:]
-    /// A problem no retry can mend (the cache budget): the state stays `error` for this generation.
-    var configurationProblem: String?
+    /// The current generation's schedule and what is known of its files (`StationPlayer+Schedule`).
+    var follower = ScheduleFollower()
 
     public init(
         api: PlayolaAPI, downloader: AudioDownloader, engine: LiveEngine, clock: ServerCorrectedClock,
@@ -211,6 +203,8 @@ public actor StationPlayer {
         publish(.loading(0))
         switch station {
         case .schedule(let source, let shift):
+            follower = ScheduleFollower(lookahead: lookahead, refreshInterval: refreshInterval, downloadsAtOnce: downloadsAtOnce,
+                                        localFile: { source.localFile(for: $0) })
             loop = Task { await self.run(source, shift: shift, generation: current) }
         case .stream(let stream):
             streamInfo = StreamInfo(url: stream.url)
@@ -228,13 +222,7 @@ public actor StationPlayer {
         engine.setStream(nil)
         streamInfo = nil
         networkForgotten()
-        schedule = Schedule(spins: [])
-        files = [:]
-        failed = []
-        requested = []
-        downloading = []
-        progress = [:]
-        configurationProblem = nil
+        follower = ScheduleFollower()
         let downloader = self.downloader
         Task { await downloader.cancel() }
     }

@@ -6,7 +6,7 @@ import PlayolaOutput
 
 /// Renders a schedule as one program stream in virtual time: the clock is the count of frames written,
 /// so minutes render in seconds, and the clock waits for decoding instead of playing silence, so a
-/// render is deterministic. The same voices and mixer play live.
+/// render is deterministic. The same voices and mixer play in real time.
 public final class ProgramRenderer {
     public let schedule: Schedule
     public let mixRate: Int
@@ -17,14 +17,14 @@ public final class ProgramRenderer {
     private let clock: ProgramClock
     private let placer: SpinPlacer
     private let reporter: PlayReporter
-    private var voices: [Voice] = []
+    private var voices: [TimelineVoice] = []
     /// Spins already opened (or failed), by index into `schedule.spins`.
     private var handled: Set<Int> = []
     private var nextCandidate = 0
     private var framesRendered: Int64 = 0
     private let blockFrames = 4096
     private let mixBuffer: UnsafeMutablePointer<Float>
-    /// Bass and treble, after the mix, as the live engine applies them.
+    /// Bass and treble, after the mix, as the real-time engine applies them.
     public var tone: ToneControl
 
     public init(
@@ -98,7 +98,7 @@ public final class ProgramRenderer {
 
     private func retireVoices() {
         voices.removeAll { voice in
-            guard voice.isExhausted, voice.ring.availableToRead == 0 else { return false }
+            guard voice.isPlayedOut else { return false }
             reporter.ended(voice, clock: clock)
             return true
         }

@@ -3,7 +3,7 @@ import PlayolaDecoding
 /// What the live engine needs of a source that plays as it arrives (an internet radio stream): a decoder
 /// over its bytes once enough are there to tell the format, and where to say that it sounds or failed.
 /// The engine does not know where the bytes come from; the network's `StreamConnection` is one.
-package protocol LiveSource: AnyObject, Sendable {
+package protocol StreamSource: AnyObject, Sendable {
     /// Where it comes from: the voice's file name in logs.
     var url: String { get }
     /// What the listener knows it as.
