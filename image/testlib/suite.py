@@ -113,7 +113,7 @@ def run_boot(number, todo, args, api, check, kept):
     run = os.path.abspath(args.run_dir) + ("" if card else "-nocard")
     machine = Machine(run, card=card, plugs=1, timeout=int(args.boot_deadline + 420), api_port=api.port, cable=card)
     context = Context(args, api, check, machine)
-    done = set()
+    done, failed = set(), check.failed
     try:
         if boot_up(machine, args, check):
             since = machine.powered
@@ -134,7 +134,7 @@ def run_boot(number, todo, args, api, check, kept):
                 if ok is not False:
                     done.add(item.name)
                 since = stamp()
-        elif check.failed:
+        elif check.failed > failed:        # the guest agent never answered
             keep(f"boot-{number}", machine, machine.powered, kept)
     except Exception as error:
         check(f"boot {number}", False, f"{type(error).__name__}: {error}")
