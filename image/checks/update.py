@@ -1,0 +1,300 @@
+"""update: the A/B update (issue 27) on the card's own copy: v2 installed, v3 rolled back, bad bundles refused, cuts.
+
+Moved from image/test as it was. Version 1 from slot A, marked good; the station changed with the button and the volume over the socket; a
+version-2 bundle copied onto the FAT partition from the host: installed into B, the board restarting into it,
+on the same station, volume and device-id, B marked good only after the service played; a version 3 whose
+service never becomes ready, fetched from the server [update] url names: installed into A, rolled back to B
+by itself; a bundle signed by another key and one with a byte changed refused, slot A unchanged; then
+--update-cuts power cuts (default 5) during a version 4's install and its slot's first boots."""
+import os, random, re, shutil, subprocess, time
+
+from testlib.disks import Card
+from testlib.log import log, stamp
+from testlib.machine import Machine, boot_up
+from testlib.target import ROOT
+
+BOOT = "update"
+ARCHES = ("arm64",)
+
+
+def run(t):
+    update_checks(t.args, t.api, t.check)
+
+
+def debugfs(ext4, *requests):
+    for request in requests:
+        done = subprocess.run(["debugfs", "-w", "-R", request, ext4], capture_output=True, text=True)
+        if done.returncode != 0 or "rror" in done.stderr:
+            raise RuntimeError(f"debugfs {request}: {done.stderr.strip()}")
+
+
+def test_root(base, out, version, broken=False):
+    """A copy of the ext4 root `base` that calls itself `version` (os-release's IMAGE_VERSION), and with
+    `broken` a service that never becomes ready (its ExecStart a sleep): the roots of the test's bundles."""
+    subprocess.run(["cp", "--sparse=always", base, out], check=True)
+    release = subprocess.run(["debugfs", "-R", "cat /usr/lib/os-release", out], capture_output=True, text=True, check=True).stdout
+    local = out + ".os-release"
+    with open(local, "w") as f:
+        f.write(re.sub(r"(?m)^IMAGE_VERSION=.*$", f"IMAGE_VERSION={version}", release))
+    debugfs(out, "rm /usr/lib/os-release", f"write {local} /usr/lib/os-release")
+    if broken:
+        dropin = out + ".broken.conf"
+        with open(dropin, "w") as f:
+            f.write("[Service]\nExecStart=\nExecStart=/bin/sleep infinity\n")
+        debugfs(out, "mkdir /etc/systemd/system/playola.service.d", f"write {dropin} /etc/systemd/system/playola.service.d/broken.conf")
+
+
+def make_bundle(rootfs, out, version, keys=None):
+    env = dict(os.environ, VERSION=version)
+    if keys:
+        env.update(RAUC_KEY=os.path.join(keys, "signing.key.pem"), RAUC_CERT=os.path.join(keys, "signing.cert.pem"),
+                   RAUC_KEYRING=os.path.join(keys, "ca.cert.pem"))
+    started = time.monotonic()
+    subprocess.run([os.path.join(ROOT, "image", "rauc", "make-bundle"), "arm64", rootfs, out], check=True, env=env, cwd=ROOT)
+    log(f"bundle {os.path.basename(out)} ({version}): {os.path.getsize(out) >> 20} MiB in {time.monotonic() - started:.0f} s")
+
+
+def image_version(machine):
+    return machine.agent.out("sed -n 's/^IMAGE_VERSION=//p' /etc/os-release")
+
+
+def booted_slot(machine):
+    return machine.agent.out("sed -n 's/.*rauc\\.slot=\\([AB]\\).*/\\1/p' /proc/cmdline")
+
+
+def boot_state(machine):
+    return machine.agent.out("fw_printenv BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT | tr '\\n' ' '")
+
+
+def follow_restarts(machine, args, want_slot, limit, watch=None):
+    """Waits (at most `limit` s) until the guest, restarting by itself, answers from `want_slot`; `watch`
+    is called with each status seen on the way. Returns the slots seen, in order."""
+    seen, deadline = [], stamp() + limit
+    while stamp() < deadline:
+        try:
+            machine.agent.sync(timeout=5)
+            slot = booted_slot(machine)
+            uptime = float(machine.agent.out("cut -d' ' -f1 /proc/uptime") or 0)
+            if not seen or seen[-1][0] != slot or uptime < seen[-1][1]:
+                seen.append((slot, uptime))
+                log(f"the guest answers from slot {slot} ({image_version(machine)}), up {uptime:.0f} s")
+            if slot == want_slot and len(seen) > 1:
+                return [s for s, _ in seen]
+            if watch:
+                watch(machine.status())
+        except (OSError, TimeoutError, ValueError, RuntimeError):
+            machine.agent.close()
+        time.sleep(1)
+    return [s for s, _ in seen]
+
+
+def update_checks(args, api, check):
+    """Issue 27: the Pi image updated like firmware, on its own card (Card) booted through U-Boot."""
+    run = os.path.abspath(args.run_dir) + "-update"
+    card = Card(run + "-card")
+    work = run + "-bundles"
+    os.makedirs(work, exist_ok=True)
+    base = os.path.join(work, "v1.ext4")
+    card.extract_slot("A", base)
+    v2, v3, v4 = "0.2.0-test", "0.3.0-test", "0.4.0-test"
+    test_root(base, os.path.join(work, "v2.ext4"), v2)
+    test_root(base, os.path.join(work, "v3.ext4"), v3, broken=True)
+    bundles = {name: os.path.join(work, f"{name}.raucb") for name in ("v2", "v3", "v4", "other-key", "flipped")}
+    make_bundle(os.path.join(work, "v2.ext4"), bundles["v2"], v2)
+    make_bundle(os.path.join(work, "v3.ext4"), bundles["v3"], v3)
+    if args.update_cuts:
+        test_root(base, os.path.join(work, "v4.ext4"), v4)
+        make_bundle(os.path.join(work, "v4.ext4"), bundles["v4"], v4)
+    subprocess.run([os.path.join(ROOT, "image", "rauc", "dev-keys"), os.path.join(work, "other-keys")], check=True)
+    make_bundle(os.path.join(work, "v2.ext4"), bundles["other-key"], v2, keys=os.path.join(work, "other-keys"))
+    shutil.copyfile(bundles["v2"], bundles["flipped"])
+    with open(bundles["flipped"], "r+b") as f:          # a byte of the payload (the squashfs), not the signature
+        f.seek(os.path.getsize(bundles["flipped"]) // 3)
+        byte = f.read(1)
+        f.seek(-1, os.SEEK_CUR)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    for name in ("v1.ext4", "v2.ext4", "v3.ext4", "v4.ext4"):
+        if os.path.exists(os.path.join(work, name)):
+            os.remove(os.path.join(work, name))
+
+    def machine():
+        return Machine(run, card=True, plugs=0, timeout=int(args.boot_deadline + 2400), api_port=api.port, disks=card)
+
+    # Boot 1: version 1 from slot A, marked good; the owner picks a station with the button and a volume.
+    m = machine()
+    v1 = device_id = None
+    try:
+        if not boot_up(m, args, check):
+            return
+        v1 = image_version(m)
+        status = m.wait_status(lambda s: s.get("state") == "playing" and "running from slot A" in (s.get("update") or ""),
+                               timeout=args.audio_deadline)
+        check("update: version 1 boots from slot A through U-Boot and is marked good",
+              booted_slot(m) == "A" and "running from slot A" in (status.get("update") or "") and "BOOT_A_LEFT=3" in boot_state(m),
+              f"slot {booted_slot(m)}, {v1}; update: {status.get('update')}; {boot_state(m)}")
+        m.press("next_station")
+        m.agent.run("playola volume 60")
+        status = m.wait_status(lambda s: s.get("station") == "tone" and s.get("volume") == 60)
+        device_id = m.agent.out("cat /var/lib/playola/device-id")
+        log(f"the owner's settings: station {status.get('station')}, volume {status.get('volume')}, device-id {device_id}")
+    finally:
+        m.stop()
+
+    # Boot 2: the owner copies version 2 onto the FAT partition; A installs it into B and restarts into it.
+    card.put(bundles["v2"], "playola-update.raucb")
+    m = machine()
+    try:
+        progress = []
+        def watch(status):
+            line = status.get("update") or ""
+            if line.startswith("installing") and line not in progress:
+                progress.append(line)
+        if not m.wait_for_agent(m.powered + args.boot_deadline):
+            check("update: the guest answers", False, m.console())
+            return
+        started = stamp()
+        slots = follow_restarts(m, args, "B", 1500, watch)
+        took = stamp() - started
+        status = m.wait_status(lambda s: s.get("state") == "playing" and "running from slot B" in (s.get("update") or ""),
+                               timeout=args.audio_deadline)
+        journal = m.agent.out("journalctl -b -o short-unix --no-pager -u playola -u playola-update-commit | "
+                              "grep -m1 -E 'now playing|running from slot'")
+        first = journal.splitlines()[0] if journal else ""
+        check("update: version 2 from the FAT partition: installed into B, the board restarts into it",
+              slots[-1:] == ["B"] and image_version(m) == v2 and bool(progress),
+              f"slots {' -> '.join(slots)} in {took:.0f} s; {image_version(m)}; progress seen: {', '.join(progress[:3]) or 'none'}"
+              f"{' ... ' + progress[-1] if len(progress) > 3 else ''}")
+        check("update: the same station, volume and device-id on version 2",
+              status.get("station") == "tone" and status.get("volume") == 60 and m.agent.out("cat /var/lib/playola/device-id") == device_id,
+              f"{status.get('state')} {status.get('station')}, volume {status.get('volume')}, device-id {m.agent.out('cat /var/lib/playola/device-id')}")
+        check("update: B marked good only after the service played",
+              "now playing" in first and "running from slot B" in (status.get("update") or "") and "BOOT_B_LEFT=3" in boot_state(m),
+              f"first of the two in the journal: {first.strip()[:120]}; update: {status.get('update')}; {boot_state(m)}")
+    finally:
+        m.stop()
+
+    # Boot 3: version 3, whose service never becomes ready, from the server [update] url names (the fake API,
+    # the guest's http://10.0.2.100): the daily check's unit, started by hand, finds a bundle it never
+    # installed, RAUC fetches it into A and the board tries it, and is rolled back to B.
+    card.remove("playola-update.raucb")
+    ini = card.read("playola.ini")
+    with open(os.path.join(work, "playola.ini"), "w") as f:
+        f.write(ini + "\n[update]\nurl = http://10.0.2.100/files/v3.raucb\n")
+    card.put(os.path.join(work, "playola.ini"), "playola.ini")
+    os.link(bundles["v3"], os.path.join(api.directory, "files", "v3.raucb"))
+    m = machine()
+    try:
+        if not m.wait_for_agent(m.powered + args.boot_deadline):
+            check("update: the guest answers", False, m.console())
+            return
+        m.wait_status(lambda s: s.get("state") == "playing", timeout=args.audio_deadline)
+        started = stamp()
+        m.agent.run("systemctl start --no-block playola-update-check.service")
+        slots = follow_restarts(m, args, "A", 1500)
+        slots += follow_restarts(m, args, "B", 1500)[1:]
+        status = m.wait_status(lambda s: s.get("state") == "playing" and "rolled back" in (s.get("update") or ""), timeout=args.audio_deadline)
+        check("update: a version from [update] url whose service never becomes ready is rolled back by itself",
+              slots[-2:] == ["A", "B"] and image_version(m) == v2 and status.get("state") == "playing"
+              and "rolled back" in (status.get("update") or ""),
+              f"slots {' -> '.join(slots)} in {stamp() - started:.0f} s; {image_version(m)} {status.get('state')}; update: {status.get('update')}")
+        code, out, err = m.agent.run("playola update --check", timeout=120)
+        check("update: the check does not install a bundle it installed before",
+              code == 0 and "unchanged since the last install" in out, (out + err).strip()[:200])
+    finally:
+        m.stop()
+    with open(os.path.join(work, "playola.ini"), "w") as f:
+        f.write(ini)
+    card.put(os.path.join(work, "playola.ini"), "playola.ini")
+
+    # Boot 4: a bundle signed with another key, and one with a byte changed: refused, A is not written.
+    card.put(bundles["other-key"], "playola-update.raucb")
+    card.put(bundles["flipped"], "flipped.raucb")
+    before = card.slot_digest("A")
+    m = machine()
+    try:
+        if not boot_up(m, args, check):
+            return
+        status = m.wait_status(lambda s: "refused" in (s.get("update") or ""), timeout=args.audio_deadline)
+        other_key = status.get("update") or ""
+        code, out, err = m.agent.run("playola update /boot/firmware/flipped.raucb", timeout=900)
+        flipped = m.wait_status(lambda s: "flipped" in (s.get("update") or ""), timeout=30).get("update") or ""
+        playing = m.wait_status(lambda s: s.get("state") == "playing", timeout=60)
+        slot, version = booted_slot(m), image_version(m)
+    finally:
+        m.stop()
+    after = card.slot_digest("A")
+    check("update: a bundle signed with another key is refused",
+          "refused" in other_key, other_key)
+    check("update: a bundle with a byte changed is refused", code != 0 and "refused" in flipped, flipped)
+    check("update: version 2 plays on and the other slot is not written",
+          slot == "B" and version == v2 and playing.get("state") == "playing" and before == after,
+          f"slot {slot}, {version}, {playing.get('state')}; slot A {before} before, {after} after")
+    card.remove("playola-update.raucb")
+    card.remove("flipped.raucb")
+    if args.update_cuts:
+        update_power_cuts(args, check, card, machine, bundles["v4"], v4, args.update_cuts)
+
+
+def update_power_cuts(args, check, card, machine, bundle, version, cuts):
+    """Issue 27: the plug pulled (QMP quit) during an install and during the first boot of the slot it
+    wrote. Version `version` goes onto the FAT partition; the first cuts (two of five) come at a random
+    moment of its install, which the next boot starts again; the rest at a random moment of the new slot's
+    boots before its commit, each of which spends one of its tries in U-Boot. After every cut the board must
+    boot a slot and play, and fsck must find the FAT and persistent partitions clean; the last boot must run
+    a slot RAUC calls good, or the new one on its way to it."""
+    card.put(bundle, "playola-update.raucb")
+    install_cuts = (cuts * 2) // 5 or 1
+    failures, events, final = [], [], None
+    for n in range(cuts + 1):
+        m = machine()
+        try:
+            if not m.wait_for_agent(m.powered + args.boot_deadline):
+                failures.append(f"boot {n}: the guest never answered")
+                events.append(f"boot {n}: no answer")
+                continue
+            slot, running = booted_slot(m), image_version(m)
+            status = m.wait_status(lambda s: s.get("state") == "playing", timeout=args.audio_deadline)
+            playing = status.get("state") == "playing"
+            if not playing:
+                failures.append(f"boot {n}: slot {slot} ({running}) {status.get('state')}")
+            if n == cuts:
+                final = (slot, running, playing, m.wait_status(lambda s: "running from" in (s.get("update") or "")
+                                                                or "rolled back" in (s.get("update") or ""), timeout=400).get("update"),
+                         boot_state(m))
+                events.append(f"boot {n}: slot {slot} ({running}), {'playing' if playing else status.get('state')}")
+                break
+            m.connect_qmp()
+            if n < install_cuts:
+                installing = m.wait_status(lambda s: (s.get("update") or "").startswith("installing"), timeout=600).get("update") or ""
+                delay = random.uniform(0.0, 120.0)
+                phase = f"install ({installing[:40]})"
+            else:
+                # The install runs whole, restarts into the new slot; that slot's boots are cut before it commits.
+                if running != version:
+                    follow_restarts(m, args, "A" if slot == "B" else "B", 1800)
+                    if not m.wait_for_agent(stamp() + args.boot_deadline):
+                        failures.append(f"boot {n}: the new slot never answered")
+                        continue
+                    slot, running = booted_slot(m), image_version(m)
+                delay = random.uniform(0.0, 15.0)
+                phase = f"first boots of slot {slot} ({running}), {m.agent.out('cat /var/lib/persistent/update/pending') or 'none pending'}"
+            time.sleep(delay)
+            try:
+                said = (m.status().get("update") or "")[:60]
+            except (OSError, TimeoutError, ValueError, RuntimeError):
+                said = "(no answer)"
+            m.qmp.execute("quit")
+            m.qemu.wait(timeout=30)
+            ok, fs = card.fsck()
+            if not ok:
+                failures.append(f"cut {n + 1}: {fs}")
+            events.append(f"boot {n}: slot {slot} ({running}) playing, cut {delay:.0f} s into the {phase}, update said '{said}'; {fs}")
+            log(events[-1])
+        finally:
+            m.stop()
+    card.remove("playola-update.raucb")
+    slot, running, playing, update, state = final or (None, None, False, None, "")
+    settled = playing and (f"running from slot {slot}" in (update or "") or "rolled back" in (update or ""))
+    check(f"update: {cuts} power cuts during an install and the new slot's first boots: each boot plays, fsck clean",
+          not failures and settled,
+          "; ".join(failures) or f"{' | '.join(events)}; at last slot {slot} ({running}), update: {update}; {state}")

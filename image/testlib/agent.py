@@ -1,0 +1,75 @@
+"""The QEMU guest agent: shell commands in the guest, the guest's clock."""
+import base64, json, socket, time
+
+
+class Agent:
+    """qemu-guest-agent over its virtio-serial port, one JSON command per line."""
+
+    def __init__(self, path):
+        self.path, self.sock, self.buf = path, None, b""
+
+    def _connect(self):
+        if self.sock is None:
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.connect(self.path)
+            self.buf = b""
+
+    def _reply(self, deadline):
+        while b"\n" not in self.buf:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            self.sock.settimeout(remaining)
+            data = self.sock.recv(65536)
+            if not data:
+                raise ConnectionError("guest agent socket closed")
+            self.buf += data
+        line, self.buf = self.buf.split(b"\n", 1)
+        line = line.strip(b"\xff \r")
+        return json.loads(line) if line else None
+
+    def sync(self, timeout=3.0):
+        """guest-sync with a fresh id: replies to commands the agent missed or answered late are skipped."""
+        self._connect()
+        ident = int(time.monotonic() * 1000) & 0x7FFFFFFF
+        self.sock.sendall(json.dumps({"execute": "guest-sync", "arguments": {"id": ident}}).encode() + b"\n")
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self._reply(deadline)
+            if reply and reply.get("return") == ident:
+                return
+
+    def call(self, command, arguments=None, timeout=10.0):
+        self._connect()
+        message = {"execute": command}
+        if arguments is not None:
+            message["arguments"] = arguments
+        self.sock.sendall(json.dumps(message).encode() + b"\n")
+        reply = self._reply(time.monotonic() + timeout)
+        if reply is None or "error" in reply:
+            raise RuntimeError(f"{command}: {reply}")
+        return reply["return"]
+
+    def start(self, shell):
+        """Starts a shell command in the guest without waiting for it; returns its pid."""
+        return self.call("guest-exec", {"path": "/bin/sh", "arg": ["-c", shell], "capture-output": True})["pid"]
+
+    def run(self, shell, timeout=30.0):
+        """(exit code, stdout, stderr) of a shell command in the guest."""
+        pid = self.start(shell)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            status = self.call("guest-exec-status", {"pid": pid})
+            if status.get("exited"):
+                decode = lambda key: base64.b64decode(status.get(key, "")).decode(errors="replace")
+                return status.get("exitcode"), decode("out-data"), decode("err-data")
+            time.sleep(0.1)
+        raise TimeoutError(f"guest-exec {shell!r}")
+
+    def out(self, shell, timeout=30.0):
+        return self.run(shell, timeout)[1].strip()
+
+    def close(self):
+        if self.sock:
+            self.sock.close()
+            self.sock = None

@@ -1,0 +1,203 @@
+"""The suite: image/checks/'s checks, chosen by name (image/test --only, with the checks they need) or by boot
+(--boots, --power-cuts, --update), run in their order, each boot booted once for the checks chosen in it. A
+check that fails (a FAIL: line, or an exception) has its guest journal, its part of each capture, the console
+and the guest's event lines kept in RUN_DIR/failed/NAME/, and the path printed."""
+import importlib, os, shutil
+
+from . import target
+from .audio import keep_part
+from .log import log, stamp
+from .machine import Machine, boot_up
+
+CHECKS = os.path.join(target.ROOT, "image", "checks")
+# The boots, in the order they run; "1" and "2" are one machine each, booted here; the others boot their own.
+BOOTS = {
+    "1": "boot 1: with the USB card, the cable in (RUN_DIR)",
+    "2": "boot 2: without the card, the cable out (RUN_DIR-nocard)",
+    "power-cuts": "power cuts: its own boots on the run's own boot and persistent partitions (amd64, --power-cuts N)",
+    "update": "update: its own boots of the run's own copy of the Pi's card (arm64, --update)",
+}
+
+
+class Check:
+    """One module of image/checks/: its name, boot, the checks it needs, its arches and its title."""
+
+    def __init__(self, name, module):
+        self.name, self.module = name, module
+        self.boot = module.BOOT
+        self.after = tuple(getattr(module, "AFTER", ()))
+        self.arches = tuple(getattr(module, "ARCHES", tuple(target.TARGETS)))
+        self.title = (module.__doc__ or name).strip().splitlines()[0]
+
+
+def load():
+    """The checks in their order (image/checks' ORDER); every file there named in it, each need before its check."""
+    import checks
+    files = {name[:-3].replace("_", "-") for name in os.listdir(CHECKS) if name.endswith(".py") and name != "__init__.py"}
+    if files != set(checks.ORDER) or len(checks.ORDER) != len(files):
+        raise RuntimeError(f"image/checks: ORDER names {sorted(set(checks.ORDER) - files)} without a file, "
+                           f"files {sorted(files - set(checks.ORDER))} are not in ORDER")
+    loaded = [Check(name, importlib.import_module("checks." + name.replace("-", "_"))) for name in checks.ORDER]
+    seen = {}
+    for check in loaded:
+        if check.boot not in BOOTS:
+            raise RuntimeError(f"image/checks: {check.name}'s BOOT {check.boot!r} is none of {', '.join(BOOTS)}")
+        for need in check.after:
+            if seen.get(need) != check.boot:
+                raise RuntimeError(f"image/checks: {check.name} needs {need}, which is not before it in boot {check.boot}")
+        seen[check.name] = check.boot
+    return loaded
+
+
+def listing(checks):
+    """--list: the checks by boot, with what each needs and its arches if not both."""
+    lines = []
+    for boot, title in BOOTS.items():
+        lines.append(title)
+        for check in (c for c in checks if c.boot == boot):
+            notes = ([f"after {', '.join(check.after)}"] if check.after else []) + \
+                    ([" ".join(check.arches) + " only"] if len(check.arches) < len(target.TARGETS) else [])
+            lines.append(f"  {check.name:<15} {check.title}" + (f" ({'; '.join(notes)})" if notes else ""))
+    return "\n".join(lines)
+
+
+def choose(checks, args, only):
+    """The checks to run: those `only` names and the ones they need; without it, those of the boots the options
+    ask for (--boots, --power-cuts N, --update). ValueError names an unknown check or one not for this arch."""
+    by_name = {check.name: check for check in checks}
+    if not only:
+        boots = {boot for boot in "12" if boot in args.boots}
+        boots |= {"power-cuts"} if args.power_cuts > 0 else set()
+        boots |= {"update"} if args.update else set()
+        return [check for check in checks if check.boot in boots and target.ARCH in check.arches]
+    unknown = [name for name in only if name not in by_name]
+    if unknown:
+        raise ValueError(f"no check named {', '.join(unknown)} (image/test --list names them)")
+    elsewhere = [name for name in only if target.ARCH not in by_name[name].arches]
+    if elsewhere:
+        raise ValueError(", ".join(f"{name} runs on {' '.join(by_name[name].arches)} only" for name in elsewhere))
+    wanted = set()
+
+    def need(name):
+        if name not in wanted:
+            wanted.add(name)
+            for other in by_name[name].after:
+                need(other)
+    for name in only:
+        need(name)
+    return [check for check in checks if check.name in wanted]
+
+
+class Context:
+    """What a check's run(t) is handed."""
+
+    def __init__(self, args, api, check, machine=None):
+        self.args, self.api, self.check, self.machine = args, api, check, machine
+        self.shared = {}
+
+
+def run(chosen, args, api, check):
+    """Runs the chosen checks boot by boot; RUN_DIR/failed/ holds this run's failed checks only."""
+    kept = os.path.join(os.path.abspath(args.run_dir), "failed")
+    shutil.rmtree(kept, ignore_errors=True)
+    for boot in BOOTS:
+        todo = [c for c in chosen if c.boot == boot]
+        if todo:
+            (run_boot if boot in ("1", "2") else run_own_boots)(boot, todo, args, api, check, kept)
+
+
+def run_boot(number, todo, args, api, check, kept):
+    """Boot 1 (the card, the cable in) or 2 (neither), then its checks in order; one whose need returned False
+    is skipped, and an exception ends the boot (a FAIL: line "boot N")."""
+    card = number == "1"
+    run = os.path.abspath(args.run_dir) + ("" if card else "-nocard")
+    machine = Machine(run, card=card, plugs=1, timeout=int(args.boot_deadline + 420), api_port=api.port, cable=card)
+    context = Context(args, api, check, machine)
+    done, failed = set(), check.failed
+    try:
+        if boot_up(machine, args, check):
+            since = machine.powered
+            for item in todo:
+                missing = [name for name in item.after if name not in done]
+                if missing:
+                    log(f"skipped: {item.name}, as {', '.join(missing)} did not pass")
+                    continue
+                failed = check.failed
+                try:
+                    ok = item.module.run(context)
+                except Exception as error:
+                    check(f"boot {number}", False, f"{item.name}: {type(error).__name__}: {error}")
+                    keep(item.name, machine, since, kept)
+                    break
+                if check.failed > failed:
+                    keep(item.name, machine, since, kept)
+                if ok is not False:
+                    done.add(item.name)
+                since = stamp()
+        elif check.failed > failed:        # the guest agent never answered
+            keep(f"boot-{number}", machine, machine.powered, kept)
+    except Exception as error:
+        check(f"boot {number}", False, f"{type(error).__name__}: {error}")
+    finally:
+        machine.stop()
+    log(f"boot {number} done")
+
+
+def run_own_boots(boot, todo, args, api, check, kept):
+    """The power cuts' or the update's checks, which boot machines of their own; an exception is a FAIL: line."""
+    context = Context(args, api, check)
+    done = set()
+    for item in todo:
+        missing = [name for name in item.after if name not in done]
+        if missing:
+            log(f"skipped: {item.name}, as {', '.join(missing)} did not pass")
+            continue
+        failed, since = check.failed, stamp()
+        Machine.latest = None
+        try:
+            ok = item.module.run(context)
+        except Exception as error:
+            check(item.name, False, f"{type(error).__name__}: {error}")
+            ok = False
+        if check.failed > failed:
+            keep(item.name, Machine.latest, since, kept)
+        if ok is not False:
+            done.add(item.name)
+
+
+def keep(name, machine, since, kept):
+    """A failed check's evidence in kept/NAME/: the guest's journal of this boot (journal.txt, if the guest still
+    answers), each capture from 5 s before the check began (cap<n>.wav), the console and the event lines."""
+    where = os.path.join(kept, name)
+    os.makedirs(where, exist_ok=True)
+    if machine is None:
+        log(f"kept for {name}: nothing, no machine was booted")
+        return
+    saved = []
+    if machine.qemu.poll() is None:
+        try:
+            machine.agent.sync()
+            code, journal, err = machine.agent.run("journalctl -b --no-pager -o short-monotonic", timeout=120)
+            with open(os.path.join(where, "journal.txt"), "w") as f:
+                f.write(journal)
+            saved.append(f"journal.txt ({len(journal.splitlines())} lines)")
+        except Exception as error:
+            saved.append(f"no journal (the guest agent: {type(error).__name__}: {error})")
+            machine.agent.close()
+    else:
+        saved.append("no journal (the machine was off)")
+    start = max(machine.powered, since - 5)
+    for number, capture in sorted(machine.captures.items()):
+        seconds = keep_part(capture, start, os.path.join(where, f"cap{number}.wav"))
+        if seconds:
+            saved.append(f"cap{number}.wav ({seconds:.1f} s from {start:.1f} s)")
+    console = os.path.join(machine.run, "console.log")
+    if os.path.exists(console):
+        shutil.copyfile(console, os.path.join(where, "console.log"))
+        saved.append("console.log")
+    with machine.events.lock:
+        lines = list(machine.events.lines)
+    with open(os.path.join(where, "events.txt"), "w") as f:
+        f.writelines(f"[{at:7.2f}s] {line}\n" for at, line in lines)
+    saved.append("events.txt")
+    log(f"kept for {name}: {where}: {', '.join(saved)}")
