@@ -40,7 +40,8 @@ def power_cuts(args, api, check, cuts, shared):
                 # The guest's kernel died in its own initcalls, before any disk is mounted or any of ours runs
                 # (seen once in ~35 boots under QEMU: sched_clock_cpu in cpu_latency_qos_init): the emulator's
                 # fault, which says nothing of the cut before it. Said, and booted again on the same disks.
-                log(f"power-cut boot {n}: the guest kernel panicked in an initcall, before userspace; booting again")
+                check.fault(f"power-cut boot {n}: the guest kernel panicked in an initcall, before userspace; "
+                            "booted again on the same disks")
                 machine.stop()
                 machine = Machine(run, card=True, plugs=0, timeout=int(args.boot_deadline + 300), api_port=api.port, disks=disks)
                 at, _ = machine.capture(0).first_sound(machine.powered, timeout=args.audio_deadline)

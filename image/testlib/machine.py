@@ -79,6 +79,7 @@ class Machine:
         self.agent = Agent(os.path.join(run, "qga.sock"))
         self.qmp = None
         self.clock_offset = 0.0
+        self.stopped, self.ended_before_stop = False, None
         if not cable:
             # Out before the guest's kernel is up: QMP answers within a second of QEMU's start.
             self.connect_qmp()
@@ -167,7 +168,20 @@ class Machine:
     def journal_lines(self):
         return int(self.agent.out("journalctl -b -u playola -o cat --no-pager | wc -l") or 0)
 
+    def emulator_fault(self):
+        """What went wrong with the emulator itself, or None: QEMU ended by a signal this test did not send
+        (image/boot's `timeout` passes it on, as -N or 128+N; 124 is its own deadline, not a fault), or the guest
+        kernel panicking before userspace. How QEMU ended before stop(), whose kill is the test's own."""
+        code = self.ended_before_stop if self.stopped else self.qemu.poll()
+        if code is not None and (code < 0 or 128 < code < 160):
+            return f"QEMU ended by signal {-code if code < 0 else code - 128}"
+        if early_kernel_panic(self):
+            return "the guest kernel panicked in an initcall, before userspace"
+        return None
+
     def stop(self):
+        if not self.stopped:
+            self.stopped, self.ended_before_stop = True, self.qemu.poll()
         if self.qemu.poll() is None:
             try:
                 self.agent.call("guest-exec", {"path": "/bin/systemctl", "arg": ["poweroff"]})
@@ -187,6 +201,9 @@ class Machine:
         self.agent.close()
         for capture in self.captures.values():
             capture.done.set()
+
+    def boot_up(self, args, check):
+        return boot_up(self, args, check)
 
     def console(self, lines=15):
         try:

@@ -7,7 +7,7 @@ import importlib, os, shutil
 from . import target
 from .audio import keep_part
 from .log import log, stamp
-from .machine import Machine, boot_up
+from .machine import Machine
 
 CHECKS = os.path.join(target.ROOT, "image", "checks")
 # The boots, in the order they run; "1" and "2" are one machine each, booted here; the others boot their own.
@@ -96,72 +96,112 @@ class Context:
         self.shared = {}
 
 
-def run(chosen, args, api, check):
-    """Runs the chosen checks boot by boot; RUN_DIR/failed/ holds this run's failed checks only."""
+def run(chosen, args, api, check, machine_class=Machine):
+    """Runs the chosen checks boot by boot; RUN_DIR/failed/ holds this run's failed checks only. A boot (or an
+    own-boots check) that failed where the emulator itself failed (Machine.emulator_fault) is taken back and run
+    once more, the fault named in check.faults; a check that failed on a sound emulator is never run again.
+    `machine_class` is the machine booted (a fake one in Tests/image/test-suite-runner.py)."""
     kept = os.path.join(os.path.abspath(args.run_dir), "failed")
     shutil.rmtree(kept, ignore_errors=True)
     for boot in BOOTS:
         todo = [c for c in chosen if c.boot == boot]
-        if todo:
-            (run_boot if boot in ("1", "2") else run_own_boots)(boot, todo, args, api, check, kept)
+        if not todo:
+            continue
+        if boot in ("1", "2"):
+            retried(f"boot {boot}", lambda: run_boot(boot, todo, args, api, check, kept, machine_class), check)
+        else:
+            run_own_boots(todo, args, api, check, kept, machine_class)
 
 
-def run_boot(number, todo, args, api, check, kept):
+def retried(what, attempt, check):
+    """attempt() returns the emulator fault that spoiled it, or None; after a fault its results are taken back
+    and it runs once more (a second fault stands: its failures count)."""
+    mark = check.mark()
+    fault = attempt()
+    if fault:
+        check.fault(f"{what}: {fault}; run again")
+        check.rollback(mark)
+        fault = attempt()
+        if fault:
+            check.fault(f"{what}: {fault} again; not run a third time")
+
+
+def run_boot(number, todo, args, api, check, kept, machine_class):
     """Boot 1 (the card, the cable in) or 2 (neither), then its checks in order; one whose need returned False
-    is skipped, and an exception ends the boot (a FAIL: line "boot N")."""
+    is skipped, and an exception ends the boot (a FAIL: line "boot N"). Returns the emulator's fault if a check
+    failed (or the guest never answered) on a machine whose emulator failed, else None."""
     card = number == "1"
     run = os.path.abspath(args.run_dir) + ("" if card else "-nocard")
-    machine = Machine(run, card=card, plugs=1, timeout=int(args.boot_deadline + 420), api_port=api.port, cable=card)
+    machine = machine_class(run, card=card, plugs=1, timeout=int(args.boot_deadline + 420), api_port=api.port, cable=card)
     context = Context(args, api, check, machine)
-    done, failed = set(), check.failed
+    done, at_start = set(), check.failed
+    fault = None
     try:
-        if boot_up(machine, args, check):
+        if machine.boot_up(args, check):
             since = machine.powered
             for item in todo:
                 missing = [name for name in item.after if name not in done]
                 if missing:
                     log(f"skipped: {item.name}, as {', '.join(missing)} did not pass")
+                    check.record(item.name, "skipped", 0)
                     continue
                 failed = check.failed
                 try:
                     ok = item.module.run(context)
                 except Exception as error:
                     check(f"boot {number}", False, f"{item.name}: {type(error).__name__}: {error}")
+                    check.record(item.name, "failed", stamp() - since)
                     keep(item.name, machine, since, kept)
                     break
+                check.record(item.name, "failed" if check.failed > failed else "passed", stamp() - since)
                 if check.failed > failed:
                     keep(item.name, machine, since, kept)
+                    if machine.emulator_fault():       # the rest would only wait on a dead machine
+                        break
                 if ok is not False:
                     done.add(item.name)
                 since = stamp()
-        elif check.failed > failed:        # the guest agent never answered
+        elif check.failed > at_start:        # the guest agent never answered
             keep(f"boot-{number}", machine, machine.powered, kept)
     except Exception as error:
         check(f"boot {number}", False, f"{type(error).__name__}: {error}")
     finally:
+        if check.failed > at_start:
+            fault = machine.emulator_fault()
         machine.stop()
     log(f"boot {number} done")
+    return fault
 
 
-def run_own_boots(boot, todo, args, api, check, kept):
-    """The power cuts' or the update's checks, which boot machines of their own; an exception is a FAIL: line."""
+def run_own_boots(todo, args, api, check, kept, machine_class):
+    """The power cuts' or the update's checks, which boot machines of their own; an exception is a FAIL: line.
+    One that failed on a machine whose emulator failed runs once more, from its start."""
     context = Context(args, api, check)
     done = set()
     for item in todo:
         missing = [name for name in item.after if name not in done]
         if missing:
             log(f"skipped: {item.name}, as {', '.join(missing)} did not pass")
+            check.record(item.name, "skipped", 0)
             continue
-        failed, since = check.failed, stamp()
-        Machine.latest = None
-        try:
-            ok = item.module.run(context)
-        except Exception as error:
-            check(item.name, False, f"{type(error).__name__}: {error}")
-            ok = False
-        if check.failed > failed:
-            keep(item.name, Machine.latest, since, kept)
-        if ok is not False:
+        outcome = {}
+
+        def attempt(item=item):
+            failed, since = check.failed, stamp()
+            machine_class.latest = None
+            try:
+                outcome["ok"] = item.module.run(context)
+            except Exception as error:
+                check(item.name, False, f"{type(error).__name__}: {error}")
+                outcome["ok"] = False
+            check.record(item.name, "failed" if check.failed > failed else "passed", stamp() - since)
+            if check.failed == failed:
+                return None
+            keep(item.name, machine_class.latest, since, kept)
+            latest = machine_class.latest
+            return latest.emulator_fault() if latest is not None else None
+        retried(item.name, attempt, check)
+        if outcome["ok"] is not False:
             done.add(item.name)
 
 
