@@ -26,7 +26,8 @@ in_root() {
         mount --rbind /dev "$1/dev"
         if [ -n "$2" ]; then mkdir -p "$1/var/lib/playola" && mount --bind "$2" "$1/var/lib/playola"; fi
         target=$1; shift 2
-        exec chroot "$target" "$@"
+        # Without TMPDIR: a TMPDIR from outside (script/scoped, say) names a folder not in this root.
+        exec env -u TMPDIR chroot "$target" "$@"
     ' in_root "$root" "${BOUND:-}" "$@"
 }
 # Every path in the root but the package manager's own records, caches and logs, and the backups the shadow

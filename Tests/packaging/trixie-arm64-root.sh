@@ -20,7 +20,8 @@ in_root() { # ROOT COMMAND...
         mount --rbind /dev "$1/dev"
         mkdir -p "$1/mnt/test" && mount --bind "$2" "$1/mnt/test"
         target=$1; shift 2
-        exec chroot "$target" "$@"
+        # Without TMPDIR: a TMPDIR from outside (script/scoped, say) names a folder not in this root.
+        exec env -u TMPDIR chroot "$target" "$@"
     ' in_root "$target" "$work" "$@"
 }
 
