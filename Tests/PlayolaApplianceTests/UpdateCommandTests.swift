@@ -86,6 +86,17 @@ final class UpdateCommandTests: XCTestCase {
                        "by hand, the installer restarts the board itself")
     }
 
+    func testAllowOlderGoesWithAFileAndReachesTheInstallerNamed() throws {
+        let bundle = folder + "/v1.raucb"
+        try Data("bundle".utf8).write(to: URL(fileURLWithPath: bundle))
+        XCTAssertEqual(try update(["--allow-older", bundle]).status, 0)
+        let url = try update(["--allow-older", "https://updates.example.com/v1.raucb"])
+        XCTAssertEqual(url.status, 2)
+        XCTAssertTrue(url.error.contains("a URL never installs an older bundle"), url.error)
+        XCTAssertEqual(try update(["--allow-older"]).status, 2)
+        XCTAssertEqual(calls, ["install --allow-older \(bundle) restart=yes"])
+    }
+
     func testWithoutAnInstallerThePackageRouteIsNamed() throws {
         environment["PLAYOLA_FIRMWARE_UPDATE"] = folder + "/absent"
         let run = try update(["x.raucb"])

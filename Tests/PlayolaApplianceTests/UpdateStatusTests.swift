@@ -34,6 +34,17 @@ final class UpdateStatusTests: XCTestCase {
         XCTAssertEqual(UpdateStatus.current(files: [path])?.count, UpdateStatus.longest + 1)
     }
 
+    func testTheOwnerIsToldOfAllowOlderAndOfADevelopmentKey() throws {
+        let release = folder + "/os-release"
+        try "PRETTY_NAME=\"Debian GNU/Linux 13\"\nIMAGE_VERSION=0.2.0\n".write(toFile: release, atomically: true, encoding: .utf8)
+        XCTAssertEqual(UpdateStatus.notes(allowOlder: false, osRelease: release), [])
+        XCTAssertEqual(UpdateStatus.notes(allowOlder: true, osRelease: release),
+                       ["allow_older is set: the next bundle on the card may be older"])
+        try "IMAGE_VERSION=0.2.0\nPLAYOLA_UPDATE_KEYS=development\n".write(toFile: release, atomically: true, encoding: .utf8)
+        XCTAssertEqual(UpdateStatus.notes(allowOlder: false, osRelease: release), ["this image trusts a development update key"])
+        XCTAssertEqual(UpdateStatus.notes(allowOlder: false, osRelease: folder + "/none"), [], "a package install has no such line")
+    }
+
     func testStatusShowsTheLineBeforeTheUptime() throws {
         let json = #"{"# + StatusLinesTests.common + #","deviceAvailable":true,"state":"playing","station":"porch","stationType":"playola","update":"0.3.0 rolled back: service not ready within 300 s"}"#
         let report = try JSONDecoder().decode(StatusReport.self, from: Data(json.utf8))

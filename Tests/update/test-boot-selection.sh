@@ -50,8 +50,11 @@ root_image() { # root_image SLOT OUTPUT [no-kernel]
 root_image A "$work/a.ext4"
 root_image B "$work/b.ext4"
 root_image B "$work/b-no-kernel.ext4" no-kernel
-mkimage -A arm64 -T script -C none -d image/uboot/boot.cmd "$work/boot.scr" >/dev/null || exit 1
-mkfs.vfat -n PLAYOLA-BT -C "$work/boot.vfat" 8192 >/dev/null && mcopy -i "$work/boot.vfat" "$work/boot.scr" :: || exit 1
+# A product image's boot.scr, and on its FAT a bootargs.txt as anyone with the card could write it: it must
+# not reach the kernel's command line.
+image/uboot/make-boot-scr "$work/boot.scr" || exit 1
+printf 'playola_bootargs=init=/bin/sh console=ttyAMA0\n' >"$work/bootargs.txt"
+mkfs.vfat -n PLAYOLA-BT -C "$work/boot.vfat" 8192 >/dev/null && mcopy -i "$work/boot.vfat" "$work/boot.scr" "$work/bootargs.txt" :: || exit 1
 card=$work/card.img
 truncate -s 14M "$card"
 sfdisk -q "$card" <<TABLE || exit 1
@@ -120,6 +123,11 @@ set_state() {
 
 boot
 booted "first boot: no state yet, slot A" A
+if grep -q 'playola: booting slot A: console=ttyS1,115200 console=tty0 root=' "$log" && ! grep -q 'init=/bin/sh' "$log"; then
+    pass "bootargs.txt on a product image's FAT has no effect (init=/bin/sh is not on the command line)"
+else
+    fail "bootargs.txt on a product image's FAT has no effect" "$(grep -a 'booting slot' "$log" | tr '\r\n' '  ')"
+fi
 state "A's tries counted down before its kernel started" "BOOT_ORDER=A B BOOT_A_LEFT=2 BOOT_B_LEFT=3 "
 boot
 boot

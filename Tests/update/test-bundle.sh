@@ -59,8 +59,9 @@ fi
 bundle=$out/playola-$version-amd64.raucb
 keyring=$out/rauc/ca.cert.pem
 check "the bundle is $bundle" test -f "$bundle"
-check "the development key stays in the build directory, unreadable to others" \
-    test "$(stat -c %a "$out/rauc/signing.key.pem" "$out/rauc/ca.key.pem")" = "$(printf '600\n600')"
+check "the development signing key stays in the build directory, unreadable to others" \
+    test "$(stat -c %a "$out/rauc/signing.key.pem")" = 600
+check "the development CA's own key is not kept once it issued the signing certificate" test ! -e "$out/rauc/ca.key.pem"
 
 rauc info --keyring="$keyring" "$bundle" >"$work/info" 2>&1
 same "rauc info --keyring: the build's bundle verifies" "$?" 0
@@ -131,6 +132,17 @@ refused "a byte changed in the payload is refused when the payload is read (rauc
 check "and nothing is extracted" test ! -e "$work/extracted"
 rauc extract --keyring="$keyring" "$bundle" "$work/extracted-good" >/dev/null 2>&1
 check "the build's bundle extracts to the root it was made from, byte for byte" cmp -s "$work/extracted-good/root.ext4" "$work/root.ext4"
+# verify-bundle, which the image runs before RAUC is handed a file: the whole payload against the hash tree.
+verify=image/files/usr/lib/playola/verify-bundle
+said=$("$verify" "$bundle" "$keyring" 2>&1)
+same "verify-bundle: the build's bundle passes whole, and its version is said" "$?:$said" "0:$version"
+refused "verify-bundle: a byte changed at the payload's start is refused" "its payload is damaged" "$verify" "$work/payload.raucb" "$keyring"
+cp "$bundle" "$work/mid.raucb"
+flip "$work/mid.raucb" $((4096 * 5 + 100))
+refused "verify-bundle: a byte changed inside a 64 KiB chunk, past its first page (RAUC 1.13's pre-check passes over it), is refused" \
+    "its payload is damaged" "$verify" "$work/mid.raucb" "$keyring"
+refused "verify-bundle: a bundle signed by another CA is refused" "signature verification failed" "$verify" "$work/other.raucb" "$keyring"
+refused "verify-bundle: a truncated bundle is refused" "Invalid bundle format" "$verify" "$work/short.raucb" "$keyring"
 cp "$bundle" "$work/tree.raucb"
 flip "$work/tree.raucb" $((size - 8 - signature_size - 100))
 refused "a byte changed in the verity hash tree is refused" "bundle payload is corrupted" \

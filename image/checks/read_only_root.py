@@ -1,4 +1,4 @@
-"""read-only root: / and /boot/firmware read-only, the persistent partition (fsck'd at boot) the only writable one."""
+"""read-only root: / and /boot/firmware read-only (the FAT nosuid, nodev, noexec), the persistent partition (fsck'd at boot) the only writable one."""
 from testlib.target import PERSISTENT, PERSISTENT_BINDS
 
 BOOT = "1"
@@ -13,7 +13,10 @@ def check_read_only_root(machine, check):
     writable persistent mounts are the persistent partition and its two binds, checked by fsck at boot."""
     agent = machine.agent
     root = agent.out("findmnt -no OPTIONS /").split(",")[0]
-    boot = agent.out("findmnt -no OPTIONS /boot/firmware").split(",")[0]
+    boot_options = agent.out("findmnt -no OPTIONS /boot/firmware").split(",")
+    boot = boot_options[0]
+    # Nothing on the FAT partition, which anyone with the card can write, runs or opens a device (issue 38).
+    fat_inert = {"nosuid", "nodev", "noexec"} <= set(boot_options)
     code, _, refused = agent.run("touch /usr/playola-write-test")
     device = agent.out(f"findmnt -no SOURCE {PERSISTENT}")
     writable = {}
@@ -24,7 +27,7 @@ def check_read_only_root(machine, check):
     stray = {t: s for t, s in writable.items() if t not in PERSISTENT_BINDS or not device or not s.startswith(device)}
     fsck = agent.out(f"journalctl -b -o cat --no-pager -u 'systemd-fsck@*' | grep -m1 -E 'clean|recover|fix'")
     check("read-only root: /, /boot/firmware read-only; persistent writes only on the data partition",
-          root == "ro" and boot == "ro" and code != 0 and device != "" and set(writable) == PERSISTENT_BINDS
+          root == "ro" and boot == "ro" and fat_inert and code != 0 and device != "" and set(writable) == PERSISTENT_BINDS
           and not stray and fsck != "",
-          f"/ {root}, /boot/firmware {boot}; touch /usr/...: {refused.strip() or 'ALLOWED'}; writable: "
+          f"/ {root}, /boot/firmware {','.join(boot_options)}; touch /usr/...: {refused.strip() or 'ALLOWED'}; writable: "
           + ", ".join(f"{t} ({s})" for t, s in sorted(writable.items())) + f"; fsck at boot: {fsck or 'none seen'}")

@@ -96,10 +96,10 @@ def update_checks(args, api, check):
     os.makedirs(work, exist_ok=True)
     base = os.path.join(work, "v1.ext4")
     card.extract_slot("A", base)
-    v2, v3, v4 = "0.2.0-test", "0.3.0-test", "0.4.0-test"
+    v2, v3, v4, older = "0.2.0-test", "0.3.0-test", "0.4.0-test", "0.1.9-test"
     test_root(base, os.path.join(work, "v2.ext4"), v2)
     test_root(base, os.path.join(work, "v3.ext4"), v3, broken=True)
-    bundles = {name: os.path.join(work, f"{name}.raucb") for name in ("v2", "v3", "v4", "other-key", "flipped")}
+    bundles = {name: os.path.join(work, f"{name}.raucb") for name in ("v2", "v3", "v4", "other-key", "flipped", "older")}
     make_bundle(os.path.join(work, "v2.ext4"), bundles["v2"], v2)
     make_bundle(os.path.join(work, "v3.ext4"), bundles["v3"], v3)
     if args.update_cuts:
@@ -107,6 +107,8 @@ def update_checks(args, api, check):
         make_bundle(os.path.join(work, "v4.ext4"), bundles["v4"], v4)
     subprocess.run([os.path.join(ROOT, "image", "rauc", "dev-keys"), os.path.join(work, "other-keys")], check=True)
     make_bundle(os.path.join(work, "v2.ext4"), bundles["other-key"], v2, keys=os.path.join(work, "other-keys"))
+    # Signed by the right key, but older than version 2 (issue 38: updates only go forward).
+    make_bundle(os.path.join(work, "v2.ext4"), bundles["older"], older)
     shutil.copyfile(bundles["v2"], bundles["flipped"])
     with open(bundles["flipped"], "r+b") as f:          # a byte of the payload (the squashfs), not the signature
         f.seek(os.path.getsize(bundles["flipped"]) // 3)
@@ -209,6 +211,7 @@ def update_checks(args, api, check):
     # Boot 4: a bundle signed with another key, and one with a byte changed: refused, A is not written.
     card.put(bundles["other-key"], "playola-update.raucb")
     card.put(bundles["flipped"], "flipped.raucb")
+    card.put(bundles["older"], "older.raucb")
     before = card.slot_digest("A")
     m = machine()
     try:
@@ -219,6 +222,14 @@ def update_checks(args, api, check):
         code, out, err = m.agent.run("playola update /boot/firmware/flipped.raucb", timeout=900)
         flipped = m.wait_status(lambda s: "flipped" in (s.get("update") or ""), timeout=30).get("update") or ""
         playing = m.wait_status(lambda s: s.get("state") == "playing", timeout=60)
+        # Only root steers RAUC: as the service's user, the bus refuses; as root, RAUC answers.
+        as_playola = "runuser -u playola -- "
+        install = "busctl call de.pengutronix.rauc / de.pengutronix.rauc.Installer InstallBundle 'sa{sv}' /boot/firmware/older.raucb 1 ignore-compatible b true"
+        mark = "busctl call de.pengutronix.rauc / de.pengutronix.rauc.Installer Mark ss active other"
+        refusals = [m.agent.run(as_playola + command, timeout=60) for command in (install, mark, "rauc status")]
+        root_status = m.agent.run("rauc status", timeout=60)
+        older_code, older_out, older_err = m.agent.run("playola update /boot/firmware/older.raucb", timeout=900)
+        older_said = m.wait_status(lambda s: "older.raucb" in (s.get("update") or ""), timeout=30).get("update") or ""
         slot, version = booted_slot(m), image_version(m)
     finally:
         m.stop()
@@ -226,11 +237,19 @@ def update_checks(args, api, check):
     check("update: a bundle signed with another key is refused",
           "refused" in other_key, other_key)
     check("update: a bundle with a byte changed is refused", code != 0 and "refused" in flipped, flipped)
+    check("update: as the playola user, RAUC's InstallBundle, Mark and rauc status are refused by the bus; as root rauc status answers",
+          all(code != 0 and ("denied" in (out + err).lower() or "rejected send message" in (out + err).lower())
+              for code, out, err in refusals) and root_status[0] == 0,
+          "; ".join(f"{(out + err).strip().splitlines()[-1][:100] if (out + err).strip() else code}" for code, out, err in refusals)
+          + f"; root: exit {root_status[0]}")
+    check("update: an older signed bundle (0.1.9 while 0.2.0 runs) is refused by playola update, and status says why",
+          older_code != 0 and "not newer" in older_said, older_said or (older_out + older_err).strip()[:200])
     check("update: version 2 plays on and the other slot is not written",
           slot == "B" and version == v2 and playing.get("state") == "playing" and before == after,
           f"slot {slot}, {version}, {playing.get('state')}; slot A {before} before, {after} after")
     card.remove("playola-update.raucb")
     card.remove("flipped.raucb")
+    card.remove("older.raucb")
     if args.update_cuts:
         update_power_cuts(args, check, card, machine, bundles["v4"], v4, args.update_cuts)
 

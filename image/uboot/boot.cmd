@@ -73,13 +73,16 @@ else
 fi
 test -n "${bootslot}" || reset
 
-# The kernel's console and other arguments: bootargs.txt on this partition may set playola_bootargs
-# (a line "playola_bootargs=..."; the test image's names QEMU's console); else the Pi's serial console.
-# panic=10: a kernel that panics restarts the board, and the next boot counts that try.
+# The kernel's console and other arguments: the Pi's serial console. panic=10: a kernel that panics restarts
+# the board, and the next boot counts that try.
 setenv playola_bootargs
+# test image only: bootargs.txt on this partition may set playola_bootargs (a line "playola_bootargs=...": the
+# test image's names QEMU's console). image/uboot/make-boot-scr leaves these lines out of every other image:
+# the FAT partition is anyone's to edit, and a kernel command line from it (init=/bin/sh) would be a way in.
 if load ${bootstate_part} ${pxefile_addr_r} bootargs.txt; then
     env import -t ${pxefile_addr_r} ${filesize} playola_bootargs
 fi
+# end of test image only
 test -n "${playola_bootargs}" || setenv playola_bootargs "console=ttyS1,115200 console=tty0"
 setenv bootargs "${playola_bootargs} root=PARTUUID=706c6179-0${rootpart} rootfstype=ext4 ro rootwait panic=10 rauc.slot=${bootslot}"
 echo "playola: booting slot ${bootslot}: ${bootargs}"

@@ -77,6 +77,9 @@ struct ApplianceConfig: Sendable, Equatable {
     struct Update: Sendable, Equatable {
         /// A signed bundle to look at once a day (playola-update-check.timer); nil: no checks.
         var url: String? = nil
+        /// The next bundle from the FAT partition may be older than the version running: the owner's
+        /// deliberate step back, with the card in hand (a URL never installs an older one).
+        var allowOlder = false
     }
 
     var player = Player()

@@ -171,5 +171,12 @@ extension ConfigValidator {
             }
             validator.config.update.url = url
         },
+        // Read by root's installer from the FAT copy (image/files/usr/lib/playola/firmware-update); here it is
+        // checked, so a misspelt value is named rather than taken as no.
+        ConfigKey("allow_older") { validator, entry in
+            if let allow = validator.accepted(ConfigValue.bool(entry.value), entry, must: "be true or false") {
+                validator.config.update.allowOlder = allow
+            }
+        },
     ]
 }

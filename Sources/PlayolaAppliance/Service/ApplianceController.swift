@@ -236,7 +236,9 @@ actor ApplianceController {
             report.stream?.clockPPM = hold.correctionPPM.map { ($0 * 10).rounded() / 10 }
         }
         report.next = next.map { .init(.spin($0), now: Date()) }
-        report.update = UpdateStatus.current()
+        let notes = UpdateStatus.notes(allowOlder: config.update.allowOlder)
+        let said = [UpdateStatus.current()].compactMap { $0 } + notes
+        report.update = said.isEmpty ? nil : said.joined(separator: "; ")
         return report
     }
 }

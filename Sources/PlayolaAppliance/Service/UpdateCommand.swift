@@ -9,7 +9,7 @@ import PlayolaEngine
 /// the server only for the bundle's headers, so an unchanged bundle costs one HEAD request a day.
 enum UpdateCommand {
     static let help = """
-        usage: playola update FILE|URL
+        usage: playola update [--allow-older] FILE|URL
                playola update --check [--config FILE]
 
         Installs the signed update bundle FILE or URL (http:// or https://) into the slot not running, then
@@ -20,6 +20,8 @@ enum UpdateCommand {
         those of the last one installed from there (playola-update-check.timer runs it once a day).
         Exits 0 when installed (the board is restarting) or nothing was to do, 1 when refused or unreachable,
         2 on a wrong command line. A package install has no slots: apt update && apt upgrade updates it.
+        Updates only go forward: a bundle not newer than the version running (or than the newest this board
+        has run) is refused. --allow-older installs an older FILE all the same (a URL's, never).
         """
 
     /// The image's installer (image/files/usr/lib/playola/firmware-update); `PLAYOLA_FIRMWARE_UPDATE`
@@ -35,12 +37,15 @@ enum UpdateCommand {
         }
         let arguments: Arguments
         do {
-            arguments = try Arguments(words, valued: ["config"], flags: ["check"], positionalLimit: 1)
+            arguments = try Arguments(words, valued: ["config"], flags: ["check", "allow-older"], positionalLimit: 1)
             if arguments.flags.contains("check") == !arguments.positional.isEmpty {
                 throw UsageError(arguments.positional.isEmpty ? "expected FILE, URL or --check" : "--check takes no FILE or URL")
             }
             if arguments.options["config"] != nil, !arguments.flags.contains("check") {
                 throw UsageError("--config goes with --check")
+            }
+            if arguments.flags.contains("allow-older"), arguments.positional.first.map({ $0.contains("://") }) ?? true {
+                throw UsageError("--allow-older goes with a FILE: a URL never installs an older bundle")
             }
         } catch {
             Console.error("playola update: \(error)\n\(help)")
@@ -50,12 +55,12 @@ enum UpdateCommand {
             Console.error("playola update: this system has no A/B slots (no \(installer)): it is updated by its package, apt update && apt upgrade")
             return 1
         }
-        if let target = arguments.positional.first { return install(target) }
+        if let target = arguments.positional.first { return install(target, allowOlder: arguments.flags.contains("allow-older")) }
         return await check(configPath: arguments.options["config"])
     }
 
     /// A local file must be a readable regular file; a URL must be http(s), as the config's URLs are.
-    static func install(_ target: String) -> Int32 {
+    static func install(_ target: String, allowOlder: Bool = false) -> Int32 {
         if target.contains("://") {
             guard ConfigValue.httpURL(target) != nil, !target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
                 Console.error("playola update: \(LogField.escaped(target)): a URL must be http:// or https:// and hold no blanks or control characters")
@@ -72,7 +77,7 @@ enum UpdateCommand {
                 return 1
             }
         }
-        return spawn(installer, ["install", target])
+        return spawn(installer, ["install"] + (allowOlder ? ["--allow-older"] : []) + [target])
     }
 
     static func check(configPath: String?) async -> Int32 {

@@ -27,6 +27,19 @@ enum UpdateStatus {
         return nil
     }
 
+    /// What the owner should know of how this board takes updates, beside its last word: that the next
+    /// bundle on the card may be older (`[update] allow_older`, while it is set), and that the image trusts a
+    /// development key (`PLAYOLA_UPDATE_KEYS=development` in os-release, written by the image's build).
+    static func notes(allowOlder: Bool, osRelease: String = "/etc/os-release") -> [String] {
+        var notes: [String] = []
+        if allowOlder { notes.append("allow_older is set: the next bundle on the card may be older") }
+        if case .success(let bytes) = WholeFile.read(osRelease, limit: 16384),
+           String(decoding: bytes, as: UTF8.self).split(separator: "\n").contains("PLAYOLA_UPDATE_KEYS=development") {
+            notes.append("this image trusts a development update key")
+        }
+        return notes
+    }
+
     /// The first line, its control characters made spaces, at most `longest` characters.
     static func line(of bytes: Data) -> String? {
         let first = bytes.prefix { $0 != UInt8(ascii: "\n") }

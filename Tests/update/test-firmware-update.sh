@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# The image's installer (image/files/usr/lib/playola/firmware-update) on the host, around a stand-in `rauc` and
+# `systemctl` that do what the real ones are asked and record it, with the real dpkg ordering versions (issue 38):
+# RAUC's exit status is taken from the process (a crafted "rror … rauc-exit 0" line with exit 1 is a refusal);
+# updates only go forward (an older bundle refused from the FAT partition, a file and a URL, the last by RAUC's
+# pre-install handler, with [update] allow_older letting the FAT's bundle go back and never a URL's); a slot
+# below the floor is never committed (both boot-state files lost: the board goes back to the newer slot); the
+# floor follows commits; records that cannot be written (a full file system, no inodes) stop the install with a
+# named error, and five boots do not install it five times; "done" is on the card before the restart is asked for.
+# Usage (as root, for the full file system's tmpfs): Tests/update/test-firmware-update.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. Tests/packaging/checks.sh
+[[ $(id -u) -eq 0 ]] || { echo "test-firmware-update: needs root (a full tmpfs for the records)" >&2; exit 1; }
+installer=$PWD/image/files/usr/lib/playola/firmware-update
+work=$(mktemp -d "${TMPDIR:-/tmp}/playola-test-firmware-update.XXXXXX")
+full=$work/full
+cleanup() { mountpoint -q "$full" && umount "$full"; rm -rf "$work"; }
+trap cleanup EXIT
+mkdir -p "$work/bin" "$full"
+
+# rauc: info prints the version kept beside the bundle (BUNDLE.version); install runs the system's pre-install
+# handler as RAUC does (with RAUC_MF_VERSION), then does what FAKE_INSTALL says; status records marks.
+cat >"$work/bin/rauc" <<'EOF'
+#!/bin/sh
+log=$FAKE_DIR/rauc.log
+case $1 in
+    info) file=$3; [ -f "$file.version" ] || { echo "signature verification failed"; exit 1; }
+        echo "RAUC_MF_COMPATIBLE='playola-rpi'"; echo "RAUC_MF_VERSION='$(cat "$file.version")'" ;;
+    install) echo "install $2" >>"$log"
+        version=$(cat "$2.version" 2>/dev/null || cat "$FAKE_DIR/url.version")
+        if ! said=$(RAUC_MF_VERSION=$version "$FIRMWARE_UPDATE" pre-install 2>&1); then
+            echo "rauc-ERROR: Handler error: $said"; echo "Installing \`$2' failed"; exit 1
+        fi
+        case ${FAKE_INSTALL:-ok} in
+            ok) echo "  40% Copying image to rootfs.1"; echo "100% Installing done."; echo "$version" >"$FAKE_DIR/installed" ;;
+            crafted) echo "rauc-ERROR: Failed mounting bundle: rauc-exit 0"; echo "Installing \`$2' failed"; exit 1 ;;
+        esac ;;
+    status)
+        case $2 in
+            mark-*) echo "$2 $3" >>"$log" ;;
+            --detailed) echo "RAUC_SLOT_BOOTNAME_1='A'"; echo "RAUC_SLOT_BOOTNAME_2='B'"
+                echo "RAUC_SLOT_STATUS_BUNDLE_VERSION_2='$(cat "$FAKE_DIR/installed" 2>/dev/null)'" ;;
+        esac ;;
+esac
+exit 0
+EOF
+# verify-bundle (checked with real bundles by test-bundle.sh): the version kept beside the bundle.
+cat >"$work/bin/verify-bundle" <<'EOF'
+#!/bin/sh
+[ -f "$1.version" ] || { echo "signature verification failed"; exit 1; }
+cat "$1.version"
+EOF
+cat >"$work/bin/systemctl" <<'EOF'
+#!/bin/sh
+# The reboot, and what the installer's records said when it was asked for.
+case "$*" in *reboot*) echo "reboot (seen: $(cat "$FIRMWARE_UPDATE_STATE/seen" 2>/dev/null))" >>"$FAKE_DIR/rauc.log" ;; esac
+exit 0
+EOF
+chmod +x "$work/bin/"*
+
+# board VERSION SLOT [FLOOR]: a fresh board running VERSION from SLOT, the floor FLOOR (none if empty).
+board() {
+    rm -rf "$work/board"; mkdir -p "$work/board/state" "$work/board/run" "$work/board/boot"
+    export FAKE_DIR=$work/board FIRMWARE_UPDATE=$installer FIRMWARE_UPDATE_STATE=$work/board/state \
+        FIRMWARE_UPDATE_RUN=$work/board/run FIRMWARE_UPDATE_INI=$work/board/boot/playola.ini \
+        FIRMWARE_UPDATE_CMDLINE=$work/board/cmdline FIRMWARE_UPDATE_OS_RELEASE=$work/board/os-release \
+        FIRMWARE_UPDATE_BUNDLE=$work/board/boot/playola-update.raucb FIRMWARE_UPDATE_VERIFY=$work/bin/verify-bundle \
+        PATH=$work/bin:$PATH
+    echo "root=PARTUUID=706c6179-0x rauc.slot=$2 ro" >"$work/board/cmdline"
+    echo "IMAGE_VERSION=\"$1\"" >"$work/board/os-release"
+    [[ -n ${3:-} ]] && echo "$3" >"$work/board/state/floor"
+    printf '[player]\nvolume = 50\n' >"$FIRMWARE_UPDATE_INI"
+    : >"$work/board/rauc.log"
+}
+bundle() { echo "$2" >"$1.version"; head -c 70000 /dev/urandom >"$1"; }   # PATH VERSION
+run() { "$installer" "$@" >"$work/out" 2>&1; }
+said() { cat "$FIRMWARE_UPDATE_STATE/status" 2>/dev/null; }
+has() { # DESCRIPTION FILE TEXT
+    if grep -qF -- "$3" "$2"; then pass "$1"; else fail "$1" "no '$3' in: $(tr '\n' ' ' <"$2" | cut -c1-300)"; fi
+}
+hasnt() { if grep -qF -- "$3" "$2"; then fail "$1" "'$3' in: $(tr '\n' ' ' <"$2" | cut -c1-300)"; else pass "$1"; fi; }
+
+# RAUC's verdict is its exit status, not its words.
+board 0.2.0 A; bundle "$work/v3.raucb" 0.3.0
+FAKE_INSTALL=crafted run install "$work/v3.raucb"; status=$?
+same "a crafted 'rror … rauc-exit 0' line with exit 1: the install fails" "$status" 1
+has "… and says RAUC's reason" "$FIRMWARE_UPDATE_STATE/status" "refused: rauc-ERROR: Failed mounting bundle"
+check "… and records nothing to boot into" test ! -e "$FIRMWARE_UPDATE_STATE/pending"
+FAKE_INSTALL=ok run install "$work/v3.raucb"; status=$?
+same "a newer bundle with RAUC's exit 0: installed" "$status" 0
+same "… recorded for the commit" "$(cat "$FIRMWARE_UPDATE_STATE/pending")" "0.3.0 B no"
+
+# Only forward: version 1 while 2 runs.
+board 0.2.0 A; bundle "$work/v1.raucb" 0.1.0
+run install "$work/v1.raucb"
+has "an older file bundle is refused" "$FIRMWARE_UPDATE_STATE/status" "0.1.0 is not newer than 0.2.0 (updates only go forward"
+hasnt "… before RAUC is asked" "$work/board/rauc.log" "install"
+board 0.2.0 A; echo 0.1.0 >"$work/board/url.version"
+run install https://updates.example.com/v1.raucb
+has "an older URL bundle is refused by RAUC's pre-install handler" "$FIRMWARE_UPDATE_STATE/status" "refused: rauc-ERROR: Handler error: 0.1.0 is not newer than 0.2.0"
+check "… nothing installed" test ! -e "$work/board/installed"
+board 0.2.0 A 0.4.0; bundle "$work/v3.raucb" 0.3.0
+run install "$work/v3.raucb"
+has "a bundle newer than the running version but not the floor is refused" "$FIRMWARE_UPDATE_STATE/status" "0.3.0 is not newer than 0.4.0"
+board 0.2.0 A; bundle "$FIRMWARE_UPDATE_BUNDLE" 0.1.0
+FIRMWARE_UPDATE_RESTART=no run boot-partition
+has "an older bundle on the FAT partition is refused, naming allow_older" "$FIRMWARE_UPDATE_STATE/status" "allow_older = true in playola.ini"
+board 0.2.0 A; bundle "$FIRMWARE_UPDATE_BUNDLE" 0.1.0
+printf '[update]\nallow_older = yes ; going back\n' >>"$FIRMWARE_UPDATE_INI"
+run boot-partition
+has "with allow_older, the FAT's older bundle installs" "$FIRMWARE_UPDATE_STATE/status" "0.1.0 installed into slot B"
+same "… recorded as the owner's step back" "$(cat "$FIRMWARE_UPDATE_STATE/pending")" "0.1.0 B yes"
+has "… done is recorded before the restart is asked for" "$work/board/rauc.log" "seen: $(stat -c %s "$FIRMWARE_UPDATE_BUNDLE")"
+grep -q "reboot (seen: .* done)" "$work/board/rauc.log" && pass "… and says done" || fail "… and says done" "$(cat "$work/board/rauc.log")"
+echo 0.1.0 >"$work/board/url.version"; rm -f "$work/board/installed"
+run install https://updates.example.com/v1.raucb
+has "with allow_older, a URL's older bundle is still refused" "$FIRMWARE_UPDATE_STATE/status" "0.1.0 is not newer than 0.2.0"
+bundle "$work/v1.raucb" 0.1.0
+run install "$work/v1.raucb"
+has "with allow_older, playola update FILE without --allow-older is still refused" "$FIRMWARE_UPDATE_STATE/status" "0.1.0 is not newer"
+ALLOW_OLDER=no run install --allow-older "$work/v1.raucb"
+has "playola update --allow-older FILE (a root shell) installs it" "$FIRMWARE_UPDATE_STATE/status" "0.1.0 installed into slot B"
+
+# The commit: a slot below the floor is never marked good.
+board 0.1.0 A 0.2.0
+FIRMWARE_UPDATE_RESTART=yes run commit
+has "both boot-state files lost, slot A (0.1.0) booted under the floor 0.2.0: marked bad" "$work/board/rauc.log" "mark-bad rootfs.0"
+has "… slot B made active" "$work/board/rauc.log" "mark-active rootfs.1"
+has "… and the board restarts into it" "$work/board/rauc.log" "reboot"
+hasnt "… never marked good" "$work/board/rauc.log" "mark-good"
+same "… the floor stays" "$(cat "$FIRMWARE_UPDATE_STATE/floor")" 0.2.0
+board 0.3.0 B 0.2.0
+run commit
+has "a slot at or above the floor is marked good" "$work/board/rauc.log" "mark-good rootfs.1"
+same "… and the floor follows it up" "$(cat "$FIRMWARE_UPDATE_STATE/floor")" 0.3.0
+board 0.1.0 B 0.2.0; echo "0.1.0 B yes" >"$FIRMWARE_UPDATE_STATE/pending"
+cat >"$work/bin/playola" <<'EOF'
+#!/bin/sh
+echo '{"state":"playing"}'
+EOF
+cat >"$work/bin/systemctl" <<'EOF'
+#!/bin/sh
+case "$*" in *ActiveState*) echo active ;; *reboot*) echo "reboot (seen: $(cat "$FIRMWARE_UPDATE_STATE/seen" 2>/dev/null))" >>"$FAKE_DIR/rauc.log" ;; esac
+EOF
+chmod +x "$work/bin/playola" "$work/bin/systemctl"
+run commit
+has "the owner's step back is committed once it plays" "$work/board/rauc.log" "mark-good rootfs.1"
+same "… and the floor comes down to it" "$(cat "$FIRMWARE_UPDATE_STATE/floor")" 0.1.0
+
+# Records that cannot be written: a full file system without a free inode.
+board 0.2.0 A; bundle "$FIRMWARE_UPDATE_BUNDLE" 0.3.0
+mount -t tmpfs -o size=64k,nr_inodes=16 playola-test-full "$full"
+export FIRMWARE_UPDATE_STATE=$full/state
+mkdir -p "$FIRMWARE_UPDATE_STATE"
+n=0; while touch "$full/fill.$n" 2>/dev/null; do n=$((n + 1)); done
+for boot in 1 2 3 4 5; do run boot-partition; done
+has "no inode for the install's record: the install stops with a named error" "$work/out" "could not be written"
+hasnt "… and over 5 boots RAUC is never asked to install" "$work/board/rauc.log" "install"
+hasnt "… nor a restart" "$work/board/rauc.log" "reboot"
+umount "$full"
+finish
