@@ -9,7 +9,7 @@ final class SocketHog {
     static let group: gid_t = 60000
 
     private let process = Process()
-    private let script: String
+    private let folder: String
     private let lifeline = Pipe()
     /// What the hog printed: the bytes of a line not yet ended, and its lines.
     private final class Output: Sendable {
@@ -19,13 +19,18 @@ final class SocketHog {
 
     /// Needs root (setpriv changes the user). `connections` per round, each round `hold` seconds.
     init(uid: uid_t, socket: String, connections: Int, hold: Double = 1.8) throws {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Support/socket_hog.py").path
-        // A copy the other user can read: the checkout may sit in a folder only root may enter (a clone in a
-        // 0700 mktemp folder, as ../shared/ci-local makes), where the hog could not open its own script.
-        script = NSTemporaryDirectory() + "playola-socket-hog-\(UUID().uuidString.prefix(8)).py"
-        try FileManager.default.copyItem(atPath: source, toPath: script)
-        chmod(script, 0o644)
+        let support = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Support").path
+        // A copy the other user can read, with the module it imports: the checkout may sit in a folder only
+        // root may enter (a clone in a 0700 mktemp folder, as ../shared/ci-local makes).
+        folder = NSTemporaryDirectory() + "playola-socket-hog-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        chmod(folder, 0o755)
+        for file in ["socket_hog.py", "lifetime.py"] {
+            try FileManager.default.copyItem(atPath: support + "/" + file, toPath: folder + "/" + file)
+            chmod(folder + "/" + file, 0o644)
+        }
+        let script = folder + "/socket_hog.py"
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         // The system's python: one installed for root alone (pyenv under /root) is not the other user's to run.
         process.arguments = ["--reuid=\(uid)", "--regid=\(Self.group)", "--clear-groups", "/usr/bin/python3", script, socket,
@@ -57,7 +62,7 @@ final class SocketHog {
         try? lifeline.fileHandleForWriting.close()
         process.terminate()
         process.waitUntilExit()
-        try? FileManager.default.removeItem(atPath: script)
+        try? FileManager.default.removeItem(atPath: folder)
     }
 
     /// Lets the hogs' group reach `socket` (mode 0660), as the package's `playola` group does.
