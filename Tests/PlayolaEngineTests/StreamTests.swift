@@ -67,15 +67,6 @@ final class StreamTests: XCTestCase {
         return stride(from: Int(from * 48000), to: samples.count - 480, by: 480).map { analysis.amplitude(of: frequency, windowStart: $0) }
     }
 
-    func waitUntil(_ seconds: Double, _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return try await condition()
-    }
-
     /// A fresh fault server with the 600 Hz MP3 mount, and a rig playing it.
     func playingMP3Stream(file: StaticString = #filePath, line: UInt = #line) async throws -> (StreamServer, Rig) {
         let mount = try Self.mp3Mount()
