@@ -123,6 +123,8 @@ final class UpdateCommandTests: XCTestCase {
                        "the check records what it installed, then has the board restarted")
         let seen = try String(contentsOfFile: folder + "/seen-url", encoding: .utf8)
         XCTAssertTrue(seen.contains("last-modified: ") && seen.contains("content-length: 4096"), seen)
+        let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: folder + "/seen-url")[.posixPermissions] as? Int)
+        XCTAssertEqual(mode, 0o600, "the record holds the URL, and any credentials in it: root's alone")
 
         let again = try update(["--check", "--config", ini])
         XCTAssertEqual(again.status, 0, again.error)

@@ -89,7 +89,7 @@ has "… and says RAUC's reason" "$FIRMWARE_UPDATE_STATE/status" "refused: rauc-
 check "… and records nothing to boot into" test ! -e "$FIRMWARE_UPDATE_STATE/pending"
 FAKE_INSTALL=ok run install "$work/v3.raucb"; status=$?
 same "a newer bundle with RAUC's exit 0: installed" "$status" 0
-same "… recorded for the commit" "$(cat "$FIRMWARE_UPDATE_STATE/pending")" "0.3.0 B no"
+same "… recorded for the commit (no service answered: no device known)" "$(cat "$FIRMWARE_UPDATE_STATE/pending")" "0.3.0 B no none"
 
 # Only forward: version 1 while 2 runs.
 board 0.2.0 A; bundle "$work/v1.raucb" 0.1.0
@@ -110,7 +110,7 @@ board 0.2.0 A; bundle "$FIRMWARE_UPDATE_BUNDLE" 0.1.0
 printf '[update]\nallow_older = yes ; going back\n' >>"$FIRMWARE_UPDATE_INI"
 run boot-partition
 has "with allow_older, the FAT's older bundle installs" "$FIRMWARE_UPDATE_STATE/status" "0.1.0 installed into slot B"
-same "… recorded as the owner's step back" "$(cat "$FIRMWARE_UPDATE_STATE/pending")" "0.1.0 B yes"
+same "… recorded as the owner's step back" "$(cat "$FIRMWARE_UPDATE_STATE/pending")" "0.1.0 B yes none"
 has "… done is recorded before the restart is asked for" "$work/board/rauc.log" "seen: $(stat -c %s "$FIRMWARE_UPDATE_BUNDLE")"
 grep -q "reboot (seen: .* done)" "$work/board/rauc.log" && pass "… and says done" || fail "… and says done" "$(cat "$work/board/rauc.log")"
 echo 0.1.0 >"$work/board/url.version"; rm -f "$work/board/installed"
@@ -147,6 +147,23 @@ chmod +x "$work/bin/playola" "$work/bin/systemctl"
 run commit
 has "the owner's step back is committed once it plays" "$work/board/rauc.log" "mark-good rootfs.1"
 same "… and the floor comes down to it" "$(cat "$FIRMWARE_UPDATE_STATE/floor")" 0.1.0
+
+# Commit only what works: a board that had its audio device when the update was installed must play on the
+# new slot; one that had none may wait, healthy, for it.
+status_says() { printf '#!/bin/sh\necho %s\n' "'$1'" >"$work/bin/playola"; chmod +x "$work/bin/playola"; }
+status_says '{"state":"playing","deviceAvailable":true}'
+board 0.2.0 A; bundle "$work/v3.raucb" 0.3.0
+run install "$work/v3.raucb"
+same "the device present at the install is recorded" "$(cat "$FIRMWARE_UPDATE_STATE/pending")" "0.3.0 B no present"
+echo 'IMAGE_VERSION="0.3.0"' >"$FIRMWARE_UPDATE_OS_RELEASE"; echo "rauc.slot=B" >"$FIRMWARE_UPDATE_CMDLINE"
+status_says '{"state":"paused","reason":"noDevice","deviceAvailable":false}'
+COMMIT_WITHIN=0 run commit
+has "the new slot waiting for a device the old one played on is rolled back" "$FIRMWARE_UPDATE_STATE/status" "0.3.0 rolled back: the service was not playing within 0 s of its first boot from slot B (the audio device it played on before the update)"
+has "… marked bad" "$work/board/rauc.log" "mark-bad rootfs.1"
+hasnt "… never good" "$work/board/rauc.log" "mark-good"
+board 0.3.0 B; echo "0.3.0 B no none" >"$FIRMWARE_UPDATE_STATE/pending"
+COMMIT_WITHIN=0 run commit
+has "a board that had no device when it installed: waiting for one is healthy" "$work/board/rauc.log" "mark-good rootfs.1"
 
 # Records that cannot be written: a full file system without a free inode.
 board 0.2.0 A; bundle "$FIRMWARE_UPDATE_BUNDLE" 0.3.0

@@ -115,7 +115,8 @@ enum UpdateCommand {
         // bundle RAUC refused is not fetched again every day, only once it changes (or by hand, `playola
         // update URL`); one whose install a power cut stopped is.
         do {
-            try WholeFile.write(Data(seen.utf8), to: seenFile, mode: 0o644)
+            // Root's alone: the URL may carry credentials.
+            try WholeFile.write(Data(seen.utf8), to: seenFile, mode: 0o600)
         } catch {
             Console.error("playola update --check: \(error)")
         }
