@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 work=$(mktemp -d "${TMPDIR:-/tmp}/playola-test-scoped.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap 'umount "$work/other-run" 2>/dev/null; rm -rf "$work"' EXIT
 failures=0
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -43,5 +43,16 @@ for expected in 3 0; do
     fi
     grep -q 'scoped: left behind: nothing' "$work/said" && pass "it says nothing is left" || fail "it does not say nothing is left"
 done
+
+# Another run's mount, made while this one runs, outside its TMPDIR and its checkout: not this run's to undo.
+if $root; then
+    mkdir -p "$work/other-run"
+    ( sleep 0.5; mount -t tmpfs playola-scoped-other "$work/other-run" ) &
+    script/scoped sleep 1.5 2>"$work/said"
+    wait
+    if grep -q "$work/other-run" /proc/self/mounts; then pass "another run's mount made meanwhile is left alone"
+    else fail "another run's mount made meanwhile was unmounted: $(cat "$work/said")"; fi
+    umount "$work/other-run" 2>/dev/null
+fi
 echo "test-scoped: $failures failed"
 ((failures == 0))
