@@ -61,7 +61,7 @@ chmod +x "$work/bin/"*
 
 # board VERSION SLOT [FLOOR]: a fresh board running VERSION from SLOT, the floor FLOOR (none if empty).
 board() {
-    rm -rf "$work/board"; mkdir -p "$work/board/state" "$work/board/run" "$work/board/boot"
+    rm -rf "$work/board"; mkdir -p "$work/board/boot"     # state/ and run/ are the installer's to make
     export FAKE_DIR=$work/board FIRMWARE_UPDATE=$installer FIRMWARE_UPDATE_STATE=$work/board/state \
         FIRMWARE_UPDATE_RUN=$work/board/run FIRMWARE_UPDATE_INI=$work/board/boot/playola.ini \
         FIRMWARE_UPDATE_CMDLINE=$work/board/cmdline FIRMWARE_UPDATE_OS_RELEASE=$work/board/os-release \
@@ -69,7 +69,7 @@ board() {
         PATH=$work/bin:$PATH
     echo "root=PARTUUID=706c6179-0x rauc.slot=$2 ro" >"$work/board/cmdline"
     echo "IMAGE_VERSION=\"$1\"" >"$work/board/os-release"
-    [[ -n ${3:-} ]] && echo "$3" >"$work/board/state/floor"
+    [[ -n ${3:-} ]] && { mkdir -p "$work/board/state"; echo "$3" >"$work/board/state/floor"; }
     printf '[player]\nvolume = 50\n' >"$FIRMWARE_UPDATE_INI"
     : >"$work/board/rauc.log"
 }
@@ -134,6 +134,12 @@ board 0.3.0 B 0.2.0
 run commit
 has "a slot at or above the floor is marked good" "$work/board/rauc.log" "mark-good rootfs.1"
 same "… and the floor follows it up" "$(cat "$FIRMWARE_UPDATE_STATE/floor")" 0.3.0
+same "the status line is the service's to read (0644), the floor root's alone (0600)" \
+    "$(stat -c %a "$FIRMWARE_UPDATE_STATE/status" "$FIRMWARE_UPDATE_STATE/floor" | tr '\n' ' ')" "644 600 "
+board 0.2.0 A; bundle "$work/v3.raucb" 0.3.0
+run install "$work/v3.raucb"
+same "the folders it makes let the service reach the status line (0755)" \
+    "$(stat -c %a "$FIRMWARE_UPDATE_STATE" "$FIRMWARE_UPDATE_RUN" | tr '\n' ' ')" "755 755 "
 board 0.1.0 B 0.2.0; echo "0.1.0 B yes" >"$FIRMWARE_UPDATE_STATE/pending"
 cat >"$work/bin/playola" <<'EOF'
 #!/bin/sh
@@ -161,7 +167,7 @@ COMMIT_WITHIN=0 run commit
 has "the new slot waiting for a device the old one played on is rolled back" "$FIRMWARE_UPDATE_STATE/status" "0.3.0 rolled back: the service was not playing within 0 s of its first boot from slot B (the audio device it played on before the update)"
 has "… marked bad" "$work/board/rauc.log" "mark-bad rootfs.1"
 hasnt "… never good" "$work/board/rauc.log" "mark-good"
-board 0.3.0 B; echo "0.3.0 B no none" >"$FIRMWARE_UPDATE_STATE/pending"
+board 0.3.0 B; mkdir -p "$FIRMWARE_UPDATE_STATE"; echo "0.3.0 B no none" >"$FIRMWARE_UPDATE_STATE/pending"
 COMMIT_WITHIN=0 run commit
 has "a board that had no device when it installed: waiting for one is healthy" "$work/board/rauc.log" "mark-good rootfs.1"
 
