@@ -17,7 +17,8 @@ final class UpdateCommandTests: XCTestCase {
         installer = folder + "/firmware-update"
         try "#!/bin/sh\necho \"$* restart=${FIRMWARE_UPDATE_RESTART:-yes}\" >>\"\(folder)/calls\"\nexit ${INSTALL_EXIT:-0}\n".write(toFile: installer, atomically: true, encoding: .utf8)
         chmod(installer, 0o755)
-        environment = ["PLAYOLA_FIRMWARE_UPDATE": installer, "PLAYOLA_UPDATE_SEEN": folder + "/seen-url", "PATH": "/usr/bin:/bin"]
+        environment = ["PLAYOLA_FIRMWARE_UPDATE": installer, "PLAYOLA_UPDATE_SEEN": folder + "/seen-url",
+                       "PLAYOLA_UPDATE_STATUS": folder + "/progress:" + folder + "/outcome", "PATH": "/usr/bin:/bin"]
     }
 
     override func tearDown() {
@@ -119,22 +120,27 @@ final class UpdateCommandTests: XCTestCase {
         XCTAssertEqual(first.status, 0, first.error)
         XCTAssertTrue(first.out.contains("a bundle not installed before"), first.out)
         XCTAssertTrue(first.error.contains("url is http://"), "the config's warning: \(first.error)")
-        XCTAssertEqual(calls, ["install \(base)/playola-rpi.raucb restart=no", "restart restart=yes"],
-                       "the check records what it installed, then has the board restarted")
+        XCTAssertEqual(calls, ["install \(base)/playola-rpi.raucb restart=yes"], "by hand, the installer restarts the board itself")
         let seen = try String(contentsOfFile: folder + "/seen-url", encoding: .utf8)
         XCTAssertTrue(seen.contains("last-modified: ") && seen.contains("content-length: 4096"), seen)
         let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: folder + "/seen-url")[.posixPermissions] as? Int)
-        XCTAssertEqual(mode, 0o600, "the record holds the URL, and any credentials in it: root's alone")
+        XCTAssertEqual(mode, 0o600, "the record holds the URL, and any credentials in it: its user's alone")
 
         let again = try update(["--check", "--config", ini])
         XCTAssertEqual(again.status, 0, again.error)
         XCTAssertTrue(again.out.contains("unchanged since the last install"), again.out)
-        XCTAssertEqual(calls.count, 2, "not installed twice")
+        XCTAssertEqual(calls.count, 1, "not installed twice")
+
+        try "an install of playola-rpi.raucb into slot B did not finish\n".write(toFile: folder + "/outcome", atomically: true, encoding: .utf8)
+        let interrupted = try update(["--check", "--config", ini])
+        XCTAssertTrue(interrupted.out.contains("its last install did not finish"), interrupted.out)
+        XCTAssertEqual(calls.count, 2, "an install a power cut stopped is asked for again")
+        try "0.3.0 installed into slot B; restarting into it\n".write(toFile: folder + "/outcome", atomically: true, encoding: .utf8)
 
         try Data(repeating: 2, count: 5000).write(to: URL(fileURLWithPath: bundle))
         let changed = try update(["--check", "--config", ini], exit: 1)
         XCTAssertEqual(changed.status, 1, "RAUC refused the new one")
-        XCTAssertEqual(calls.count, 3, "and no restart: \(calls)")
+        XCTAssertEqual(calls.count, 3)
         XCTAssertEqual(try update(["--check", "--config", ini]).status, 0)
         XCTAssertEqual(calls.count, 3, "a refused bundle is not tried again until it changes")
 
@@ -143,6 +149,23 @@ final class UpdateCommandTests: XCTestCase {
         XCTAssertEqual(gone.status, 1)
         XCTAssertTrue(gone.error.contains("404"), gone.error)
         XCTAssertEqual(calls.count, 3)
+    }
+
+    /// The daily unit's first step, as the service user: it decides and installs nothing; its exit status is
+    /// the unit's ExecCondition= (0: root's installer runs next; 1: nothing to do; 255: the unit fails).
+    func testDecideOnlySaysWhetherToInstall() throws {
+        let base = try startServer()
+        try Data(repeating: 1, count: 4096).write(to: URL(fileURLWithPath: folder + "/www/v3.raucb"))
+        let ini = folder + "/playola.ini"
+        try "[station porch]\ntype = local\npath = \(folder)\n[update]\nurl = \(base)/v3.raucb\n".write(toFile: ini, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try update(["--check", "--decide", "--config", ini]).status, 0, "new: install")
+        XCTAssertEqual(try update(["--check", "--decide", "--config", ini]).status, 1, "unchanged: nothing to do")
+        try "[station porch]\ntype = local\npath = \(folder)\n[update]\nurl = \(base)/gone.raucb\n".write(toFile: ini, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try update(["--check", "--decide", "--config", ini]).status, 255, "unreachable: the unit fails")
+        try "[station porch]\ntype = local\npath = \(folder)\n".write(toFile: ini, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try update(["--check", "--decide", "--config", ini]).status, 1, "no [update] url: nothing to do")
+        XCTAssertEqual(calls, [], "deciding never runs the installer")
+        XCTAssertEqual(try update(["--decide", "x.raucb"]).status, 2, "--decide goes with --check")
     }
 
     func testABadUpdateURLIsAConfigErrorAndNothingIsChecked() throws {

@@ -202,6 +202,9 @@ def update_checks(args, api, check):
         code, out, err = m.agent.run("playola update --check", timeout=120)
         check("update: the check does not install a bundle it installed before",
               code == 0 and "unchanged since the last install" in out, (out + err).strip()[:200])
+        record = m.agent.out("stat -c '%U %a %s' /var/lib/playola/update-seen-url")
+        check("update: the daily check read the server's answer as the playola user (its record playola's, 0600, bounded)",
+              len(record.split()) == 3 and record.split()[:2] == ["playola", "600"] and int(record.split()[2]) <= 4096, record or "no record")
     finally:
         m.stop()
     with open(os.path.join(work, "playola.ini"), "w") as f:
@@ -296,7 +299,7 @@ def update_power_cuts(args, check, card, machine, bundle, version, cuts):
                         continue
                     slot, running = booted_slot(m), image_version(m)
                 delay = random.uniform(0.0, 15.0)
-                phase = f"first boots of slot {slot} ({running}), {m.agent.out('cat /var/lib/persistent/update/pending') or 'none pending'}"
+                phase = f"first boots of slot {slot} ({running}), {m.agent.out('/usr/lib/playola/firmware-update record pending') or 'none pending'}"
             time.sleep(delay)
             try:
                 said = (m.status().get("update") or "")[:60]

@@ -16,6 +16,9 @@ enum UpdateStatus {
         return ["/run/playola-update/status", "/var/lib/persistent/update/status"]
     }
 
+    /// The outcome's file, which lasts (the last of `files`).
+    static var outcomeFile: String { files.last ?? "/var/lib/persistent/update/status" }
+
     static let longest = 200
 
     /// The line to show, nil when no update ever ran (a package install has neither file).
