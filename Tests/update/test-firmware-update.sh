@@ -3,10 +3,13 @@
 # `systemctl` that do what the real ones are asked and record it, with the real dpkg ordering versions (issue 38):
 # RAUC's exit status is taken from the process (a crafted "rror … rauc-exit 0" line with exit 1 is a refusal);
 # updates only go forward (an older bundle refused from the FAT partition, a file and a URL, the last by RAUC's
-# pre-install handler, with [update] allow_older letting the FAT's bundle go back and never a URL's); a slot
-# below the floor is never committed (both boot-state files lost: the board goes back to the newer slot); the
-# floor follows commits; records that cannot be written (a full file system, no inodes) stop the install with a
-# named error, and five boots do not install it five times; "done" is on the card before the restart is asked for.
+# pre-install handler, with [update] allow_older letting the FAT's bundle go back, even one refused before, and
+# never a URL's); a slot below the floor is never committed, and one above it never judged (both boot-state
+# files lost) is judged as a first boot is; the floor follows commits; the daily check's root step installs the
+# INI's URL only; root's records are written in place, two copies, so a torn one is passed over and a partition
+# the service filled (no block, no inode) still takes the install; records that cannot be written (a read-only
+# card) stop the install with a named error, and five boots do not install it five times; "done" is on the card
+# before the restart is asked for.
 # Usage (as root, for the full file system's tmpfs): Tests/update/test-firmware-update.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -30,7 +33,7 @@ case $1 in
     install) echo "install $2 (status: $(cat "$FIRMWARE_UPDATE_STATE/status" 2>/dev/null))" >>"$log"
         version=$(cat "$2.version" 2>/dev/null || cat "$FAKE_DIR/url.version")
         if ! said=$(RAUC_MF_VERSION=$version "$FIRMWARE_UPDATE" pre-install 2>&1); then
-            echo "rauc-ERROR: Handler error: $said"; echo "Installing \`$2' failed"; exit 1
+            echo "rauc-ERROR: Handler error: Child process exited with code 1"; echo "Installing \`$2' failed"; exit 1
         fi
         case ${FAKE_INSTALL:-ok} in
             ok) echo "  40% Copying image to rootfs.1"; echo "100% Installing done."; echo "$version" >"$FAKE_DIR/installed" ;;
@@ -54,7 +57,7 @@ EOF
 cat >"$work/bin/systemctl" <<'EOF'
 #!/bin/sh
 # The reboot, and what the installer's records said when it was asked for.
-case "$*" in *reboot*) echo "reboot (seen: $("$FIRMWARE_UPDATE" record seen))" >>"$FAKE_DIR/rauc.log" ;; esac
+case "$*" in *ActiveState*) echo active ;; *reboot*) echo "reboot (seen: $("$FIRMWARE_UPDATE" record seen))" >>"$FAKE_DIR/rauc.log" ;; esac
 exit 0
 EOF
 chmod +x "$work/bin/"*
@@ -76,6 +79,7 @@ board() {
 bundle() { echo "$2" >"$1.version"; head -c 70000 /dev/urandom >"$1"; }   # PATH VERSION
 run() { "$installer" "$@" >"$work/out" 2>&1; }
 record() { "$installer" record "$1"; }
+status_says() { printf '#!/bin/sh\necho %s\n' "'$1'" >"$work/bin/playola"; chmod +x "$work/bin/playola"; }
 said() { cat "$FIRMWARE_UPDATE_STATE/status" 2>/dev/null; }
 has() { # DESCRIPTION FILE TEXT
     if grep -qF -- "$3" "$2"; then pass "$1"; else fail "$1" "no '$3' in: $(tr '\n' ' ' <"$2" | cut -c1-300)"; fi
@@ -99,7 +103,7 @@ has "an older file bundle is refused" "$FIRMWARE_UPDATE_STATE/status" "0.1.0 is 
 hasnt "… before RAUC is asked" "$work/board/rauc.log" "install"
 board 0.2.0 A; echo 0.1.0 >"$work/board/url.version"
 run install https://updates.example.com/v1.raucb
-has "an older URL bundle is refused by RAUC's pre-install handler" "$FIRMWARE_UPDATE_STATE/status" "refused: rauc-ERROR: Handler error: 0.1.0 is not newer than 0.2.0"
+has "an older URL bundle is refused by RAUC's pre-install handler, and the status gives its reason" "$FIRMWARE_UPDATE_STATE/status" "v1.raucb refused: 0.1.0 is not newer than 0.2.0"
 check "… nothing installed" test ! -e "$work/board/installed"
 board 0.2.0 A 0.4.0; bundle "$work/v3.raucb" 0.3.0
 run install "$work/v3.raucb"
@@ -113,7 +117,16 @@ run boot-partition
 has "with allow_older, the FAT's older bundle installs" "$FIRMWARE_UPDATE_STATE/status" "0.1.0 installed into slot B"
 same "… recorded as the owner's step back" "$(record pending)" "0.1.0 B yes none"
 has "… done is recorded before the restart is asked for" "$work/board/rauc.log" "seen: $(stat -c %s "$FIRMWARE_UPDATE_BUNDLE")"
-grep -q "reboot (seen: .* done)" "$work/board/rauc.log" && pass "… and says done" || fail "… and says done" "$(cat "$work/board/rauc.log")"
+grep -q "reboot (seen: .* done [a-z]*)" "$work/board/rauc.log" && pass "… and says done" || fail "… and says done" "$(cat "$work/board/rauc.log")"
+board 0.2.0 A; bundle "$FIRMWARE_UPDATE_BUNDLE" 0.1.0
+FIRMWARE_UPDATE_RESTART=no run boot-partition
+FIRMWARE_UPDATE_RESTART=no run boot-partition
+has "the card's older bundle, refused, is not tried at the next boot" "$work/out" "was handled at an earlier boot"
+printf '[update]\nallow_older = true\n' >>"$FIRMWARE_UPDATE_INI"
+FIRMWARE_UPDATE_RESTART=no run boot-partition
+has "… until allow_older is set: then it installs" "$FIRMWARE_UPDATE_STATE/status" "0.1.0 installed into slot B"
+FIRMWARE_UPDATE_RESTART=no run boot-partition
+has "… once" "$work/out" "was handled at an earlier boot"
 echo 0.1.0 >"$work/board/url.version"; rm -f "$work/board/installed"
 run install https://updates.example.com/v1.raucb
 has "with allow_older, a URL's older bundle is still refused" "$FIRMWARE_UPDATE_STATE/status" "0.1.0 is not newer than 0.2.0"
@@ -144,9 +157,19 @@ has "… and the board restarts into it" "$work/board/rauc.log" "reboot"
 hasnt "… never marked good" "$work/board/rauc.log" "mark-good"
 same "… the floor stays" "$(record floor)" 0.2.0
 board 0.3.0 B 0.2.0
+status_says '{"state":"playing"}'
 run commit
-has "a slot at or above the floor is marked good" "$work/board/rauc.log" "mark-good rootfs.1"
+has "a slot above the floor, never judged (both boot-state files lost), is judged: kept once it plays" "$work/board/rauc.log" "mark-good rootfs.1"
 same "… and the floor follows it up" "$(record floor)" 0.3.0
+board 0.3.0 A 0.2.0
+status_says '{"state":"stopped"}'
+COMMIT_WITHIN=0 run commit
+has "… and one whose service does not play is marked bad" "$work/board/rauc.log" "mark-bad rootfs.0"
+hasnt "… never good" "$work/board/rauc.log" "mark-good"
+same "… the floor stays" "$(record floor)" 0.2.0
+board 0.2.0 B 0.2.0
+run commit
+has "the slot at the floor is marked good without waiting" "$work/board/rauc.log" "mark-good rootfs.1"
 same "the status line is the service's to read (0644), the floor root's alone (0600)" \
     "$(stat -c %a "$FIRMWARE_UPDATE_STATE/status" "$FIRMWARE_UPDATE_STATE/floor" | tr '\n' ' ')" "644 600 "
 board 0.2.0 A; bundle "$work/v3.raucb" 0.3.0
@@ -154,22 +177,13 @@ run install "$work/v3.raucb"
 same "the folders it makes let the service reach the status line (0755)" \
     "$(stat -c %a "$FIRMWARE_UPDATE_STATE" "$FIRMWARE_UPDATE_RUN" | tr '\n' ' ')" "755 755 "
 board 0.1.0 B 0.2.0; echo "0.1.0 B yes" >"$FIRMWARE_UPDATE_STATE/pending"
-cat >"$work/bin/playola" <<'EOF'
-#!/bin/sh
-echo '{"state":"playing"}'
-EOF
-cat >"$work/bin/systemctl" <<'EOF'
-#!/bin/sh
-case "$*" in *ActiveState*) echo active ;; *reboot*) echo "reboot (seen: $("$FIRMWARE_UPDATE" record seen))" >>"$FAKE_DIR/rauc.log" ;; esac
-EOF
-chmod +x "$work/bin/playola" "$work/bin/systemctl"
+status_says '{"state":"playing"}'
 run commit
 has "the owner's step back is committed once it plays" "$work/board/rauc.log" "mark-good rootfs.1"
 same "… and the floor comes down to it" "$(record floor)" 0.1.0
 
 # Commit only what works: a board that had its audio device when the update was installed must play on the
 # new slot; one that had none may wait, healthy, for it.
-status_says() { printf '#!/bin/sh\necho %s\n' "'$1'" >"$work/bin/playola"; chmod +x "$work/bin/playola"; }
 status_says '{"state":"playing","deviceAvailable":true}'
 board 0.2.0 A; bundle "$work/v3.raucb" 0.3.0
 run install "$work/v3.raucb"
@@ -206,7 +220,7 @@ head -c 1M /dev/zero 2>/dev/null >"$full/fill" || true
 run boot-partition
 has "a partition without a free inode or block: the FAT's bundle still installs" "$work/out" "0.3.0 installed into slot B"
 same "… recorded for the commit" "$(record pending)" "0.3.0 B no none"
-grep -q "reboot (seen: .* done)" "$work/board/rauc.log" && pass "… done, before the restart" || fail "… done, before the restart" "$(cat "$work/board/rauc.log")"
+grep -q "reboot (seen: .* done [a-z]*)" "$work/board/rauc.log" && pass "… done, before the restart" || fail "… done, before the restart" "$(cat "$work/board/rauc.log")"
 has "… the status line that has no room is said so" "$work/out" "could not be written"
 
 # Records that cannot be written (a card gone read-only): the install stops with a named error, and over 5

@@ -1,11 +1,15 @@
-"""update: the A/B update (issue 27) on the card's own copy: v2 installed, v3 rolled back, bad bundles refused, cuts.
+"""update: the A/B update (issues 27, 38) on the card's own copy: v2 installed, v3 rolled back, bad and older bundles refused, cuts.
 
-Moved from image/test as it was. Version 1 from slot A, marked good; the station changed with the button and the volume over the socket; a
+Version 1 from slot A, marked good; the station changed with the button and the volume over the socket; a
 version-2 bundle copied onto the FAT partition from the host: installed into B, the board restarting into it,
-on the same station, volume and device-id, B marked good only after the service played; a version 3 whose
-service never becomes ready, fetched from the server [update] url names: installed into A, rolled back to B
-by itself; a bundle signed by another key and one with a byte changed refused, slot A unchanged; then
---update-cuts power cuts (default 5) during a version 4's install and its slot's first boots."""
+on the same station, volume and device-id, B marked good only after the service played; both boot-state files
+deleted: A (version 1, under the floor) not kept, the board back on B; a version 3 whose service never becomes
+ready, fetched from the server [update] url names: installed into A, rolled back to B by itself; an older
+signed bundle refused from the FAT partition, [update] url and playola update, one signed by another key and
+one with a byte changed refused, RAUC's bus refused to the playola user, root's record made unwritable
+stopping the install, slot A unchanged; with allow_older the card's older bundle installed and kept (a URL's
+still refused); then --update-cuts power cuts (default 5) during a version 4's install and its slot's first
+boots."""
 import os, random, re, shutil, subprocess, time
 
 from testlib.disks import Card
@@ -86,6 +90,26 @@ def follow_restarts(machine, args, want_slot, limit, watch=None):
             machine.agent.close()
         time.sleep(1)
     return [s for s, _ in seen]
+
+
+def wait_for(machine, predicate, limit):
+    """Polls the guest, which may restart on the way, until predicate(slot, status) holds or `limit` s pass;
+    returns the slots it answered from, in order, and the last status."""
+    seen, status, deadline = [], {}, stamp() + limit
+    while stamp() < deadline:
+        try:
+            machine.agent.sync(timeout=5)
+            slot = booted_slot(machine)
+            if not seen or seen[-1] != slot:
+                seen.append(slot)
+                log(f"the guest answers from slot {slot} ({image_version(machine)})")
+            status = machine.status()
+            if predicate(slot, status):
+                break
+        except (OSError, TimeoutError, ValueError, RuntimeError):
+            machine.agent.close()
+        time.sleep(1)
+    return seen, status
 
 
 def update_checks(args, api, check):
@@ -175,6 +199,24 @@ def update_checks(args, api, check):
     finally:
         m.stop()
 
+    # Both boot-state files lost (issue 38): U-Boot starts over at A, which holds version 1, under the floor
+    # (version 2): the commit does not keep it, makes B active and restarts; the board ends on B, playing.
+    card.remove("boot-state.env")
+    card.remove("boot-state.bak")
+    m = machine()
+    try:
+        if not m.wait_for_agent(m.powered + args.boot_deadline):
+            check("update: the guest answers", False, m.console())
+            return
+        slots, status = wait_for(m, lambda slot, s: slot == "B" and s.get("state") == "playing"
+                                 and "older than" in (s.get("update") or ""), 1500)
+        check("update: both boot-state files deleted: version 1 in A, under the floor, is not kept; the board ends on B (version 2), playing",
+              slots[-1:] == ["B"] and image_version(m) == v2 and status.get("state") == "playing"
+              and "older than" in (status.get("update") or ""),
+              f"slots {' -> '.join(slots)}; {image_version(m)} {status.get('state')}; update: {status.get('update')}; {boot_state(m)}")
+    finally:
+        m.stop()
+
     # Boot 3: version 3, whose service never becomes ready, from the server [update] url names (the fake API,
     # the guest's http://10.0.2.100): the daily check's unit, started by hand, finds a bundle it never
     # installed, RAUC fetches it into A and the board tries it, and is rolled back to B.
@@ -211,48 +253,104 @@ def update_checks(args, api, check):
         f.write(ini)
     card.put(os.path.join(work, "playola.ini"), "playola.ini")
 
-    # Boot 4: a bundle signed with another key, and one with a byte changed: refused, A is not written.
-    card.put(bundles["other-key"], "playola-update.raucb")
+    # Boot 4: nothing but a newer bundle signed with the image's key is installed, and only root steers RAUC
+    # (issue 38). On the card: an older signed bundle (0.1.9 while 0.2.0 runs) as the owner's update, one
+    # signed with another key, one with a byte changed; [update] url names the older bundle on the server.
+    card.put(bundles["older"], "playola-update.raucb")
+    card.put(bundles["other-key"], "other-key.raucb")
     card.put(bundles["flipped"], "flipped.raucb")
-    card.put(bundles["older"], "older.raucb")
+    with open(os.path.join(work, "playola.ini"), "w") as f:
+        f.write(ini + "\n[update]\nurl = http://10.0.2.100/files/older.raucb\n")
+    card.put(os.path.join(work, "playola.ini"), "playola.ini")
+    os.link(bundles["older"], os.path.join(api.directory, "files", "older.raucb"))
     before = card.slot_digest("A")
+    said = {}
     m = machine()
+
+    def attempt(name, command, says, timeout=900):
+        """Runs `command` as root; what `playola status` then says, once `says` holds of its update line."""
+        code, out, err = m.agent.run(command, timeout=timeout)
+        line = m.wait_status(lambda s: says(s.get("update") or ""), timeout=30).get("update") or ""
+        said[name] = (code, line or (out + err).strip()[:200])
+
     try:
         if not boot_up(m, args, check):
             return
-        status = m.wait_status(lambda s: "refused" in (s.get("update") or ""), timeout=args.audio_deadline)
-        other_key = status.get("update") or ""
-        code, out, err = m.agent.run("playola update /boot/firmware/flipped.raucb", timeout=900)
-        flipped = m.wait_status(lambda s: "flipped" in (s.get("update") or ""), timeout=30).get("update") or ""
-        playing = m.wait_status(lambda s: s.get("state") == "playing", timeout=60)
+        status = m.wait_status(lambda s: "playola-update.raucb" in (s.get("update") or ""), timeout=args.audio_deadline)
+        said["fat"] = (None, status.get("update") or "")
+        attempt("url", "systemctl start playola-update-check.service", lambda u: u.startswith("older.raucb"))
+        attempt("file", "playola update /boot/firmware/playola-update.raucb",
+                lambda u: u.startswith("playola-update.raucb refused") and "allow_older" not in u)
+        attempt("other-key", "playola update /boot/firmware/other-key.raucb", lambda u: u.startswith("other-key"))
+        attempt("flipped", "playola update /boot/firmware/flipped.raucb", lambda u: u.startswith("flipped"))
         # Only root steers RAUC: as the service's user, the bus refuses; as root, RAUC answers.
         as_playola = "runuser -u playola -- "
-        install = "busctl call de.pengutronix.rauc / de.pengutronix.rauc.Installer InstallBundle 'sa{sv}' /boot/firmware/older.raucb 1 ignore-compatible b true"
+        install = "busctl call de.pengutronix.rauc / de.pengutronix.rauc.Installer InstallBundle 'sa{sv}' /boot/firmware/playola-update.raucb 1 ignore-compatible b true"
         mark = "busctl call de.pengutronix.rauc / de.pengutronix.rauc.Installer Mark ss active other"
         refusals = [m.agent.run(as_playola + command, timeout=60) for command in (install, mark, "rauc status")]
         root_status = m.agent.run("rauc status", timeout=60)
-        older_code, older_out, older_err = m.agent.run("playola update /boot/firmware/older.raucb", timeout=900)
-        older_said = m.wait_status(lambda s: "older.raucb" in (s.get("update") or ""), timeout=30).get("update") or ""
+        # The owner sets allow_older (here on the running board, as with the card in a computer): the card's
+        # bundle may now be older, a URL's still may not.
+        m.agent.run("mount -o remount,rw /boot/firmware && echo 'allow_older = yes' >>/boot/firmware/playola.ini && "
+                    "mount -o remount,ro /boot/firmware")
+        attempt("url-allowed", "playola update http://10.0.2.100/files/older.raucb", lambda u: u.startswith("older.raucb"))
+        # Root's records made unwritable (as a card gone bad would): with allow_older set, the card's bundle
+        # would install now; five boots' worth of the install unit's step stop with a named error instead.
+        m.agent.run("chattr +i /var/lib/persistent/update/seen")
+        stopped = [m.agent.run("/usr/lib/playola/firmware-update boot-partition", timeout=300) for _ in range(5)]
+        m.agent.run("chattr -i /var/lib/persistent/update/seen")
+        playing = m.wait_status(lambda s: s.get("state") == "playing", timeout=60)
         slot, version = booted_slot(m), image_version(m)
     finally:
         m.stop()
     after = card.slot_digest("A")
-    check("update: a bundle signed with another key is refused",
-          "refused" in other_key, other_key)
-    check("update: a bundle with a byte changed is refused", code != 0 and "refused" in flipped, flipped)
+    refused = lambda name, *words: said.get(name, (None, ""))[0] != 0 and all(w in said.get(name, (None, ""))[1] for w in words)
+    check("update: an older signed bundle (0.1.9 while 0.2.0 runs) on the FAT partition is refused, and status says why",
+          refused("fat", "not newer", "allow_older"), said.get("fat", (None, ""))[1])
+    check("update: … from [update] url (the daily check), refused, and status says why",
+          refused("url", "not newer"), said.get("url", (None, ""))[1])
+    check("update: … from playola update FILE, refused, and status says why",
+          refused("file", "not newer"), said.get("file", (None, ""))[1])
+    check("update: with allow_older = yes, a URL's older bundle is still refused",
+          refused("url-allowed", "not newer"), said.get("url-allowed", (None, ""))[1])
+    check("update: a bundle signed with another key is refused", refused("other-key", "refused"), said.get("other-key", (None, ""))[1])
+    check("update: a bundle with a byte changed is refused", refused("flipped", "refused"), said.get("flipped", (None, ""))[1])
     check("update: as the playola user, RAUC's InstallBundle, Mark and rauc status are refused by the bus; as root rauc status answers",
           all(code != 0 and ("denied" in (out + err).lower() or "rejected send message" in (out + err).lower())
               for code, out, err in refusals) and root_status[0] == 0,
           "; ".join(f"{(out + err).strip().splitlines()[-1][:100] if (out + err).strip() else code}" for code, out, err in refusals)
           + f"; root: exit {root_status[0]}")
-    check("update: an older signed bundle (0.1.9 while 0.2.0 runs) is refused by playola update, and status says why",
-          older_code != 0 and "not newer" in older_said, older_said or (older_out + older_err).strip()[:200])
+    check("update: root's record made unwritable: 5 runs of the install stop with a named error, none installs",
+          all(code != 0 and "could not be written" in err and "installing" not in err for code, out, err in stopped),
+          "; ".join(f"exit {code}: {err.strip().splitlines()[-1][:100] if err.strip() else '-'}" for code, out, err in stopped))
     check("update: version 2 plays on and the other slot is not written",
           slot == "B" and version == v2 and playing.get("state") == "playing" and before == after,
           f"slot {slot}, {version}, {playing.get('state')}; slot A {before} before, {after} after")
-    card.remove("playola-update.raucb")
+    card.remove("other-key.raucb")
     card.remove("flipped.raucb")
-    card.remove("older.raucb")
+
+    # Boot 5: the owner's step back. allow_older is set in the card's INI, and the older bundle refused at
+    # boot 4 is still on the card: now it installs into A, the board restarts into it, and 0.1.9 is kept.
+    with open(os.path.join(work, "playola.ini"), "w") as f:
+        f.write(ini + "\n[update]\nallow_older = yes\n")
+    card.put(os.path.join(work, "playola.ini"), "playola.ini")
+    m = machine()
+    try:
+        if not m.wait_for_agent(m.powered + args.boot_deadline):
+            check("update: the guest answers", False, m.console())
+            return
+        slots, status = wait_for(m, lambda slot, s: slot == "A" and s.get("state") == "playing"
+                                 and "running from slot A" in (s.get("update") or ""), 2400)
+        check("update: with allow_older = yes, the card's older bundle, refused before, installs into A and is kept",
+              slots[-2:] == ["B", "A"] and image_version(m) == older and status.get("state") == "playing"
+              and "running from slot A" in (status.get("update") or ""),
+              f"slots {' -> '.join(slots)}; {image_version(m)} {status.get('state')}; update: {status.get('update')}")
+    finally:
+        m.stop()
+    card.remove("playola-update.raucb")
+    with open(os.path.join(work, "playola.ini"), "w") as f:
+        f.write(ini)
+    card.put(os.path.join(work, "playola.ini"), "playola.ini")
     if args.update_cuts:
         update_power_cuts(args, check, card, machine, bundles["v4"], v4, args.update_cuts)
 
