@@ -227,6 +227,25 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(try service.status()["station"] as? String, "high")
     }
 
+    /// The service's half of `playola-report.txt` (PLAYOLA_REPORT): once it plays, the report says so, with
+    /// what runs and its log lines, readable by its group (the image's root helper), by no one else.
+    func testTheServiceWritesItsReportForTheCardOnceItPlays() throws {
+        let service = try Service()
+        let path = service.folder + "/report.txt"
+        service.environment["PLAYOLA_REPORT"] = path
+        try service.start()
+        defer { service.stopProcess() }
+        try waitUntil("the report is written", timeout: 30) { FileManager.default.fileExists(atPath: path) }
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        XCTAssertTrue(text.hasPrefix("Playola Appliance: what this box is doing\n"), text)
+        XCTAssertTrue(text.contains("\nState:   playing"), text)
+        XCTAssertTrue(text.contains("\nStation: low (local folder)"), text)
+        XCTAssertTrue(text.contains("\nSystem:  playola "), text)
+        XCTAssertTrue(text.contains("now playing: "), "its log lines: \(text)")
+        let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        XCTAssertEqual(mode, 0o640)
+    }
+
     func testSdNotifyReadyStatusAndAWatchdogFedOnlyWhileAudioAdvances() throws {
         let service = try Service(notify: true)
         try service.start()

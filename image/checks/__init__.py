@@ -17,7 +17,7 @@ ORDER = [
     # boot 2, without the card, the cable out
     "cold-plug", "offline-start",
     # --power-cuts N (amd64)
-    "power-cuts", "broken-edit",
+    "power-cuts", "broken-edit", "card-report",
     # --update (arm64)
     "update",
 ]

@@ -1,4 +1,4 @@
-"""power cuts: N times boot, play, press next and cut the power 0-2 s later; each boot plays, fsck clean after each.
+"""power cuts: N times boot, play, press next and cut the power 0-2 s later; each boot plays, fsck clean, the report whole.
 
 On the run's own copies of the boot and persistent partitions (amd64), the Playola station edited out of the
 boot partition's INI from the host; --power-cuts N (1 with --only and no --power-cuts). The first boot also
@@ -31,7 +31,7 @@ def power_cuts(args, api, check, cuts, shared):
     disks.write_ini(edited)
     stations = ["sweep", "tone"]
     expected = {"sweep"}
-    audio_times, counts, failures = [], dict(new=0, old=0, fs_errors=0), []
+    audio_times, counts, failures = [], dict(new=0, old=0, fs_errors=0, dirty=0, reports_broken=0), []
     for n in range(cuts + 1):
         machine = Machine(run, card=True, plugs=0, timeout=int(args.boot_deadline + 300), api_port=api.port, disks=disks)
         try:
@@ -71,7 +71,11 @@ def power_cuts(args, api, check, cuts, shared):
             expected = {before, after}
             ok, said = disks.fsck()
             counts["fs_errors"] += not ok
-            log(f"cut {n + 1}: {delay:.2f} s after the press ({before} -> {after}); {said}")
+            counts["dirty"] += "dirty bit" in said
+            report = report_whole(disks.read("playola-report.txt"))
+            counts["reports_broken"] += report is False
+            log(f"cut {n + 1}: {delay:.2f} s after the press ({before} -> {after}); {said}; "
+                f"playola-report.txt {'whole' if report else 'not there yet' if report is None else 'BROKEN'}")
         finally:
             machine.stop()
     clean = sum(1 for a in audio_times if a is not None and a <= args.audio_deadline)
@@ -80,8 +84,19 @@ def power_cuts(args, api, check, cuts, shared):
           f"{counts['new']} the new one, {counts['old']} the old one; {counts['fs_errors']} file-system errors", flush=True)
     check(f"power cuts: {cuts} cuts, every boot plays the station before or after the press",
           not failures and len(audio_times) == cuts + 1, "; ".join(failures) or f"{clean} boots, all playing in time")
-    check("power cuts: fsck finds no error after any cut", counts["fs_errors"] == 0, f"{counts['fs_errors']} of {cuts}")
+    check("power cuts: fsck finds no error after any cut", counts["fs_errors"] == 0,
+          f"{counts['fs_errors']} of {cuts}; {counts['dirty']} cut during a write of the FAT (playola-report.txt)")
+    check("power cuts: playola-report.txt on the FAT is whole after every cut (the old report or the new)",
+          counts["reports_broken"] == 0, f"{counts['reports_broken']} of {cuts} broken")
     shared.update(run=run, disks=disks, expected=expected)     # broken-edit's boot, on these disks
+
+
+def report_whole(text):
+    """playola-report.txt as the card holds it: True when whole (its first line and a last line ended), False
+    when cut short, None when there is none yet."""
+    if text is None:
+        return None
+    return text.startswith(b"Playola Appliance: what this box is doing\n") and text.endswith(b"\n")
 
 
 def check_steady_writes(machine, check, seconds=30):

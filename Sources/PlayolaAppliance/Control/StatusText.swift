@@ -115,6 +115,7 @@ enum StatusText {
             switch report.stationType {
             case "playola": return "Playola station"
             case "local": return "local folder"
+            case "stream": return "internet radio"
             default: return "scheduled spins"
             }
         }

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Glibc
 import PlayolaEngine
 import Synchronization
@@ -17,6 +18,8 @@ final class Log: Sendable {
     /// Lines per key per window before suppression.
     private let burst = 3
     private let window = 60.0
+    /// The last lines written, with their time, for the card's report (CardReport).
+    private let kept = Mutex<[String]>([])
 
     func callAsFunction(_ level: Level, _ message: String, key: String? = nil) {
         guard level.rawValue <= threshold.load(ordering: .relaxed) else { return }
@@ -45,8 +48,17 @@ final class Log: Sendable {
         // errors and file names reach messages by many routes, and one newline followed by `<0>` would be a
         // journal line of its own at emergency priority. Cut here too, for the same reason: a tag's title or a
         // server's error can be kilobytes.
-        Console.error("<\(level.rawValue)>\(LogField.escaped(line.cut(to: Self.maxLine)))")
+        let text = LogField.escaped(line.cut(to: Self.maxLine))
+        Console.error("<\(level.rawValue)>\(text)")
+        let stamped = PlayolaDate.format(Date()) + " " + text
+        kept.withLock { lines in
+            lines.append(stamped)
+            if lines.count > CardReport.logLines { lines.removeFirst(lines.count - CardReport.logLines) }
+        }
     }
+
+    /// The last lines written (at most `CardReport.logLines`), oldest first.
+    func recent() -> [String] { kept.withLock { $0 } }
 
     /// The longest line written, in characters.
     static let maxLine = 1000

@@ -75,6 +75,7 @@ enum RunCommand {
         buttons.start(config)
         log(.info, "playola \(PlayolaVersion.string): output \(output.name); control socket \(config.service.socket)")
         startWatchdog(engine: engine, player: player, notifier: notifier)
+        ReportWriter.start(controller: controller)
         if let seconds = runFor {
             startThread(named: "playola-timer") {
                 // usleep takes at most UInt32 microseconds (71 minutes): sleep in whole-second steps.
