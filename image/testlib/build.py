@@ -1,5 +1,5 @@
-"""What the test boots: the trixie .deb (make deb) and the test image (image/build --test), made when missing or
-older than their inputs."""
+"""What the test boots: the trixie .deb (make deb) and the test image (image/build --test), each made when missing or
+older than its inputs."""
 import glob, os, subprocess, time
 
 from . import target
@@ -21,10 +21,28 @@ def trixie_debs():
                                                                   capture_output=True, text=True).stdout]
 
 
+# What the package is made of (Makefile, packaging/build-trixie): a change to any makes the .deb stale.
+PACKAGE_INPUTS = ("Package.swift", "Makefile", "Sources", "etc", "udev", "man", "packaging")
+
+
+def newest(paths):
+    """The newest modification time of the files under `paths` (relative to the checkout), 0 when none."""
+    times = [0.0]
+    for path in paths:
+        full = os.path.join(ROOT, path)
+        if os.path.isfile(full):
+            times.append(os.path.getmtime(full))
+        for folder, _, files in os.walk(full):
+            times += [os.path.getmtime(os.path.join(folder, name)) for name in files]
+    return max(times)
+
+
 def build(rebuild, deb=None):
     spec = target.spec()
     debs = [os.path.abspath(deb)] if deb else trixie_debs()
-    if rebuild or not debs:
+    # A package older than its sources would boot yesterday's service: made again (never one named by --deb).
+    stale = not deb and bool(debs) and os.path.getmtime(debs[-1]) < newest(PACKAGE_INPUTS)
+    if rebuild or not debs or stale:
         # The image is trixie: the package is built there (packaging/build-trixie), arm64 cross-compiled.
         make = ["deb", "DIST=trixie"] if target.ARCH == "amd64" else ["deb", f"ARCH={target.ARCH}"]
         log("make " + " ".join(make))
