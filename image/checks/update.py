@@ -112,6 +112,14 @@ def wait_for(machine, predicate, limit):
     return seen, status
 
 
+def answer_then_wait(machine, args, check, predicate, limit):
+    """The guest's first answer (else a failed check and None), then wait_for(predicate)."""
+    if not machine.wait_for_agent(machine.powered + args.boot_deadline):
+        check("update: the guest answers", False, machine.console())
+        return None
+    return wait_for(machine, predicate, limit)
+
+
 def update_checks(args, api, check):
     """Issue 27: the Pi image updated like firmware, on its own card (Card) booted through U-Boot."""
     run = os.path.abspath(args.run_dir) + "-update"
@@ -205,11 +213,11 @@ def update_checks(args, api, check):
     card.remove("boot-state.bak")
     m = machine()
     try:
-        if not m.wait_for_agent(m.powered + args.boot_deadline):
-            check("update: the guest answers", False, m.console())
+        settled = answer_then_wait(m, args, check, lambda slot, s: slot == "B" and s.get("state") == "playing"
+                                   and "older than" in (s.get("update") or ""), 1500)
+        if settled is None:
             return
-        slots, status = wait_for(m, lambda slot, s: slot == "B" and s.get("state") == "playing"
-                                 and "older than" in (s.get("update") or ""), 1500)
+        slots, status = settled
         check("update: both boot-state files deleted: version 1 in A, under the floor, is not kept; the board ends on B (version 2), playing",
               slots[-1:] == ["B"] and image_version(m) == v2 and status.get("state") == "playing"
               and "older than" in (status.get("update") or ""),
@@ -336,11 +344,11 @@ def update_checks(args, api, check):
     card.put(os.path.join(work, "playola.ini"), "playola.ini")
     m = machine()
     try:
-        if not m.wait_for_agent(m.powered + args.boot_deadline):
-            check("update: the guest answers", False, m.console())
+        settled = answer_then_wait(m, args, check, lambda slot, s: slot == "A" and s.get("state") == "playing"
+                                   and "running from slot A" in (s.get("update") or ""), 2400)
+        if settled is None:
             return
-        slots, status = wait_for(m, lambda slot, s: slot == "A" and s.get("state") == "playing"
-                                 and "running from slot A" in (s.get("update") or ""), 2400)
+        slots, status = settled
         check("update: with allow_older = yes, the card's older bundle, refused before, installs into A and is kept",
               slots[-2:] == ["B", "A"] and image_version(m) == older and status.get("state") == "playing"
               and "running from slot A" in (status.get("update") or ""),
