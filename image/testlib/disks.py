@@ -61,11 +61,16 @@ def fsck_scratch(data, boot):
 
 def fat_only_dirty(said):
     """fsck.vfat -n found nothing but the dirty bit, which Linux sets while the FAT is mounted writable (the
-    report's write, card-report) and which the image's fsck.vfat at boot (fstab pass 2) clears."""
-    known = ("fsck.fat ", "Dirty bit is set.", "Automatically removing dirty bit.", "Leaving filesystem unchanged.")
+    boot selection's fw_setenv, the report's card-report) and which the image's fsck.vfat at boot (fstab pass
+    2) clears. On FAT32 the bit (byte 65 of the boot sector; 37 on FAT16) also differs from the backup boot
+    sector's, which fsck says, and which goes with the bit."""
+    known = ("fsck.fat ", "Dirty bit is set.", "Automatically removing dirty bit.", "Leaving filesystem unchanged.",
+             "There are differences between boot sector and its backup.", "This is mostly harmless.",
+             "Not automatically fixing this.")
     lines = [line.strip() for line in said.splitlines() if line.strip()]
     return any(line.startswith("Dirty bit is set.") for line in lines) and all(
-        line.startswith(known) or re.match(r"^\S+: \d+ files, \d+/\d+ clusters$", line) for line in lines)
+        line.startswith(known) or re.match(r"^\S+: \d+ files, \d+/\d+ clusters$", line)
+        or re.match(r"^(37|65):0?1/0?0$", line) for line in lines)
 
 
 def without_section(text, name):
