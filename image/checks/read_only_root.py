@@ -1,4 +1,6 @@
 """read-only root: / and /boot/firmware read-only (the FAT nosuid, nodev, noexec), the persistent partition (fsck'd at boot) the only writable one."""
+import time
+
 from testlib.target import PERSISTENT, PERSISTENT_BINDS
 
 BOOT = "1"
@@ -12,6 +14,11 @@ def check_read_only_root(machine, check):
     """Issue 13: the root and the boot partition mounted read-only, a write to /usr refused; the only
     writable persistent mounts are the persistent partition and its two binds, checked by fsck at boot."""
     agent = machine.agent
+    # The FAT is writable for the moment playola-report.txt is copied onto it (card-report): looked at between.
+    deadline = time.monotonic() + 90
+    while agent.out("systemctl show -P ActiveState playola-report.service") in ("activating", "active", "deactivating") \
+            and time.monotonic() < deadline:
+        time.sleep(0.5)
     root = agent.out("findmnt -no OPTIONS /").split(",")[0]
     boot_options = agent.out("findmnt -no OPTIONS /boot/firmware").split(",")
     boot = boot_options[0]
