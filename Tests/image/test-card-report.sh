@@ -49,7 +49,7 @@ check "… and the card keeps the last report" copied "$work/before"
 check "… and the partition is read-only" read_only
 
 # At most once a minute: a report that changes right after a copy waits for the minute.
-rm "$CARD_REPORT_SOURCE"; echo "State:   playing" >"$CARD_REPORT_SOURCE"
+rm "$CARD_REPORT_SOURCE" "$work/run/last"; echo "State:   playing" >"$CARD_REPORT_SOURCE"
 CARD_REPORT_INTERVAL=60 "$helper"
 echo "State:   paused" >"$CARD_REPORT_SOURCE"
 CARD_REPORT_INTERVAL=60 timeout 5 "$helper"; status=$?
