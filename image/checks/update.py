@@ -119,6 +119,14 @@ def wait_for(machine, predicate, limit):
     return seen, status
 
 
+def serve(bundle, api, name):
+    """The fake API's server serves `bundle` as files/NAME (a link; one an earlier run left is replaced)."""
+    path = os.path.join(api.directory, "files", name)
+    if os.path.lexists(path):
+        os.remove(path)
+    os.link(bundle, path)
+
+
 def answer_then_wait(machine, args, check, predicate, limit):
     """The guest's first answer (else a failed check and None), then wait_for(predicate)."""
     if not machine.wait_for_agent(machine.powered + args.boot_deadline):
@@ -240,7 +248,7 @@ def update_checks(args, api, check):
     with open(os.path.join(work, "playola.ini"), "w") as f:
         f.write(ini + "\n[update]\nurl = http://10.0.2.100/files/v3.raucb\n")
     card.put(os.path.join(work, "playola.ini"), "playola.ini")
-    os.link(bundles["v3"], os.path.join(api.directory, "files", "v3.raucb"))
+    serve(bundles["v3"], api, "v3.raucb")
     m = machine()
     try:
         if not m.wait_for_agent(m.powered + args.boot_deadline):
@@ -277,7 +285,7 @@ def update_checks(args, api, check):
     with open(os.path.join(work, "playola.ini"), "w") as f:
         f.write(ini + "\n[update]\nurl = http://10.0.2.100/files/older.raucb\n")
     card.put(os.path.join(work, "playola.ini"), "playola.ini")
-    os.link(bundles["older"], os.path.join(api.directory, "files", "older.raucb"))
+    serve(bundles["older"], api, "older.raucb")
     before = card.slot_digest("A")
     said = {}
     m = machine()
