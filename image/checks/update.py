@@ -154,15 +154,17 @@ def update_checks(args, api, check):
         make_bundle(os.path.join(work, "v4.ext4"), bundles["v4"], v4)
     subprocess.run([os.path.join(ROOT, "image", "rauc", "dev-keys"), os.path.join(work, "other-keys")], check=True)
     make_bundle(os.path.join(work, "v2.ext4"), bundles["other-key"], v2, keys=os.path.join(work, "other-keys"))
-    # Signed by the right key, but older than version 2 (issue 38: updates only go forward).
-    make_bundle(os.path.join(work, "v2.ext4"), bundles["older"], older)
+    # Signed by the right key, but older than version 2 (issue 38: updates only go forward): a root that calls
+    # itself older too, as the commit reads the version from the slot's os-release.
+    test_root(base, os.path.join(work, "older.ext4"), older)
+    make_bundle(os.path.join(work, "older.ext4"), bundles["older"], older)
     shutil.copyfile(bundles["v2"], bundles["flipped"])
     with open(bundles["flipped"], "r+b") as f:          # a byte of the payload (the squashfs), not the signature
         f.seek(os.path.getsize(bundles["flipped"]) // 3)
         byte = f.read(1)
         f.seek(-1, os.SEEK_CUR)
         f.write(bytes([byte[0] ^ 0xFF]))
-    for name in ("v1.ext4", "v2.ext4", "v3.ext4", "v4.ext4"):
+    for name in ("v1.ext4", "v2.ext4", "v3.ext4", "v4.ext4", "older.ext4"):
         if os.path.exists(os.path.join(work, name)):
             os.remove(os.path.join(work, name))
 
