@@ -21,7 +21,7 @@ def check_card_report(args, api, check, run, disks):
     good = disks.read_ini()
     disks.write_ini(good + "\n[station dead]\ntype = stream\nurl = http://10.0.2.2:9/live\n")
     machine = Machine(run, card=True, plugs=0, timeout=int(args.boot_deadline + 600), api_port=api.port, disks=disks)
-    inside, mounted = "", ""
+    inside, mounted, helper = "", "", ""
     try:
         if machine.wait_for_agent(machine.powered + args.boot_deadline):
             machine.wait_status(lambda s: s.get("state") == "playing", timeout=args.audio_deadline)
@@ -32,6 +32,9 @@ def check_card_report(args, api, check, run, disks):
                 inside = machine.agent.out("cat /boot/firmware/playola-report.txt 2>/dev/null", timeout=30)
                 time.sleep(3)
             mounted = machine.agent.out("findmnt -no OPTIONS /boot/firmware").split(",")[0]
+            # What the two halves said, for a failure's detail.
+            helper = machine.agent.out("ls -l /run/playola/report.txt; systemctl is-enabled playola-report.path; "
+                                       "journalctl -b -o cat --no-pager -u playola-report.path -u playola-report.service | tail -n 8")
     finally:
         machine.stop()
         ok, fsck = disks.fsck()
@@ -44,4 +47,4 @@ def check_card_report(args, api, check, run, disks):
     check("the card's report: after power-off, playola-report.txt on the FAT names the silent station and why",
           any(line.startswith("Station: dead (internet radio") for line in lines) and bool(reason) and mounted == "ro" and ok,
           f"{state.strip() or 'no State line'}; {'; '.join(r.strip() for r in reason) or 'no reason found'}; "
-          f"the FAT {mounted or '?'} after; {fsck}; {len(text)} bytes: {text[:300]!r}")
+          f"the FAT {mounted or '?'} after; {fsck}; {len(text)} bytes: {text[:300]!r}; in the guest: {helper!r}")
