@@ -30,6 +30,7 @@ same "the report is copied" "$status" 0
 check "… byte for byte" copied "$CARD_REPORT_SOURCE"
 check "… and the partition is read-only again" read_only
 check "… with no temporary file left" test ! -e "$card/playola-report.tmp"
+check "… and says so, with its size (the journal's line)" grep -qx "card-report: wrote $card/playola-report.txt (59 bytes)" "$work/err"
 
 head -c 40000 /dev/urandom >"$CARD_REPORT_SOURCE"
 "$helper"

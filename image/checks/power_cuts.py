@@ -1,9 +1,10 @@
-"""power cuts: N times boot, play, press next and cut the power 0-2 s later; each boot plays, fsck clean, the report whole.
+"""power cuts: N times boot, play, rewrite the card's report, press next and cut the power 0-2 s later; each boot plays, fsck clean, the report whole.
 
 On the run's own copies of the boot and persistent partitions (amd64), the Playola station edited out of the
 boot partition's INI from the host; --power-cuts N (1 with --only and no --power-cuts). The first boot also
-checks that steady playing writes nothing to the persistent partition."""
-import os, random, time
+checks that 10 minutes of steady playing write nothing to the persistent partition and playola-report.txt at
+most once."""
+import os, random, re, time
 
 from testlib.disks import Disks, without_section
 from testlib.log import fmt, log, stamp
@@ -31,7 +32,8 @@ def power_cuts(args, api, check, cuts, shared):
     disks.write_ini(edited)
     stations = ["sweep", "tone"]
     expected = {"sweep"}
-    audio_times, counts, failures = [], dict(new=0, old=0, fs_errors=0, dirty=0, reports_broken=0), []
+    on_card = disks.read("playola-report.txt") is not None
+    audio_times, counts, failures = [], dict(new=0, old=0, fs_errors=0, dirty=0, reports_broken=0, in_rewrite=0), []
     for n in range(cuts + 1):
         machine = Machine(run, card=True, plugs=0, timeout=int(args.boot_deadline + 300), api_port=api.port, disks=disks)
         try:
@@ -62,20 +64,24 @@ def power_cuts(args, api, check, cuts, shared):
             before = station if station in stations else "sweep"
             after = stations[(stations.index(before) + 1) % len(stations)]
             machine.connect_qmp()
+            rewriting = start_rewrites(machine)
             delay = random.uniform(0.0, 2.0)
             pressed = machine.press("next_station")
             while stamp() < pressed + delay:
                 time.sleep(0.01)
             machine.qmp.execute("quit")
+            cut = stamp()
             machine.qemu.wait(timeout=30)
             expected = {before, after}
             ok, said = disks.fsck()
             counts["fs_errors"] += not ok
             counts["dirty"] += "dirty bit" in said
-            report = report_whole(disks.read("playola-report.txt"))
-            counts["reports_broken"] += report is False
+            writing = rewrite_at(machine, cut) if rewriting else None
+            counts["in_rewrite"] += writing is not None and writing[1] == "start"
+            report = report_after_cut(disks.read("playola-report.txt"), writing, n == 0 and not on_card)
+            counts["reports_broken"] += not report.startswith(("whole", "none yet"))
             log(f"cut {n + 1}: {delay:.2f} s after the press ({before} -> {after}); {said}; "
-                f"playola-report.txt {'whole' if report else 'not there yet' if report is None else 'BROKEN'}")
+                f"{f'rewrite {writing[0]} {writing[1]}ed' if writing else 'no rewrite started'}; playola-report.txt {report}")
         finally:
             machine.stop()
     clean = sum(1 for a in audio_times if a is not None and a <= args.audio_deadline)
@@ -87,28 +93,84 @@ def power_cuts(args, api, check, cuts, shared):
     check("power cuts: fsck finds no error after any cut", counts["fs_errors"] == 0,
           f"{counts['fs_errors']} of {cuts}; {counts['dirty']} cut during a write of the FAT (playola-report.txt)")
     check("power cuts: playola-report.txt on the FAT is whole after every cut (the old report or the new)",
-          counts["reports_broken"] == 0, f"{counts['reports_broken']} of {cuts} broken")
+          counts["reports_broken"] == 0, f"{counts['reports_broken']} of {cuts} broken or missing; "
+          f"{counts['in_rewrite']} of {cuts} cuts landed inside a rewrite of it")
     shared.update(run=run, disks=disks, expected=expected)     # broken-edit's boot, on these disks
 
 
-def report_whole(text):
-    """playola-report.txt as the card holds it: True when whole (its first line and a last line ended), False
-    when cut short, None when there is none yet."""
-    if text is None:
+REPORT_HEAD = b"Playola Appliance: what this box is doing\n"
+
+# The card's report rewritten over and over from the moment the loop starts, as root in the guest, so that a
+# cut lands inside a rewrite (the service rewrites it at most once a minute, too seldom to aim at): each round
+# puts a report of its own (generation i, 300 lines) where the service keeps its report, lets the helper's
+# once-a-minute bound go, and starts the helper as its unit does; the rounds are told on the guest's ttyS1,
+# which the host stamps.
+REWRITES = r"""i=0
+while :; do
+    i=$((i + 1))
+    { echo 'Playola Appliance: what this box is doing'; echo "cut test: generation $i"
+      seq -f "line %g of generation $i" 300; echo "end of generation $i"; } >/run/playola/report.txt
+    rm -f /run/playola-report/last
+    echo "report-write $i start" >/dev/ttyS1
+    systemctl start playola-report.service
+    echo "report-write $i done" >/dev/ttyS1
+done"""
+
+
+def generation(i):
+    lines = [f"cut test: generation {i}"] + [f"line {k} of generation {i}" for k in range(1, 301)] + [f"end of generation {i}"]
+    return REPORT_HEAD + "".join(line + "\n" for line in lines).encode()
+
+
+def start_rewrites(machine):
+    """Starts REWRITES in the guest; True once its first round has begun."""
+    started = stamp()
+    machine.agent.start(REWRITES)
+    return machine.events.wait(r"^report-write 1 start$", started, 30)[0] is not None
+
+
+def rewrite_at(machine, cut):
+    """(round, "start" or "done"): the last rewrite line the host had before the cut."""
+    with machine.events.lock:
+        said = [line for at, line in machine.events.lines if at <= cut and line.startswith("report-write ")]
+    if not said:
         return None
-    return text.startswith(b"Playola Appliance: what this box is doing\n") and text.endswith(b"\n")
+    _, number, what = said[-1].split()
+    return int(number), what
 
 
-def check_steady_writes(machine, check, seconds=30):
+def report_after_cut(text, writing, first_on_card):
+    """What the card holds after a cut: "whole: ..." when it is one report as it was written (the rewrite
+    the cut fell in or, if it had not finished, the one before; or the service's own), else what is wrong
+    with it. `first_on_card`: no report was on the card before this boot."""
+    if text is None:
+        # Whole in its way if the cut fell in the first rewrite and nothing had reached the card before it.
+        return "none yet (none before)" if first_on_card and writing in (None, (1, "start")) else "MISSING"
+    found = re.match(rb"Playola Appliance: what this box is doing\ncut test: generation (\d+)\n", text)
+    if found is None:
+        whole = text.startswith(REPORT_HEAD) and text.endswith(b"\n")
+        return "whole: the service's" if whole else f"BROKEN ({len(text)} bytes: {text[:60]!r})"
+    number = int(found.group(1))
+    if text != generation(number):
+        return f"BROKEN: generation {number} cut short or mixed ({len(text)} bytes)"
+    last, finished = writing if writing else (0, "done")
+    if number != last and (finished == "done" or number != last - 1):
+        return f"STALE: generation {number}, after rewrite {last} {finished}"
+    return f"whole: generation {number} ({'the new' if number == last else 'the old'})"
+
+
+def check_steady_writes(machine, check, seconds=600):
     """Steady playing writes nothing to the card: the persistent partition's sectors written, from the
-    kernel's block statistics, stay the same over `seconds` of playing. A `sync` first: what the boot wrote
-    (the random seed, timesyncd's clock file, the service's first state) may otherwise reach the disk in
-    this window, up to 30 s later (the kernel's dirty_expire), as a run here saw."""
+    kernel's block statistics, stay the same over `seconds` of playing, and playola-report.txt is rewritten
+    at most once (its first write may fall in the window). A `sync` first: what the boot wrote (the random
+    seed, timesyncd's clock file, the service's first state) may otherwise reach the disk in this window, up
+    to 30 s later (the kernel's dirty_expire), as a run here saw."""
     device = os.path.basename(machine.agent.out(f"findmnt -no SOURCE {PERSISTENT}"))
     machine.agent.run("sync")
     def written():
         fields = machine.agent.out(f"cat /sys/class/block/{device}/stat").split()
         return int(fields[6]) if len(fields) > 6 else None
+    since = machine.agent.out("date +%s")
     first = written()
     time.sleep(seconds)
     last = written()
@@ -116,3 +178,7 @@ def check_steady_writes(machine, check, seconds=30):
     check(f"steady playing writes nothing to the persistent partition ({seconds} s)",
           first is not None and last == first and state == "playing",
           f"{device}: {first} sectors written before, {last} after; {state}")
+    rewrites = machine.agent.out(f"journalctl -o cat --no-pager --since=@{since} -u playola-report.service | "
+                                 "grep -c '^card-report: wrote '")
+    check(f"steady playing rewrites playola-report.txt at most once ({seconds} s)",
+          rewrites.isdigit() and int(rewrites) <= 1 and state == "playing", f"{rewrites or '?'} rewrites; {state}")
