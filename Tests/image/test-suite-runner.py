@@ -2,7 +2,7 @@
 """The emulated boots' runner (image/testlib/suite.py) on fake machines: a boot whose emulator crashed is booted
 once more and the fault named; a check that failed on a sound emulator is never run again; a second crash stands.
 No QEMU: each fake machine plays a script (crash before the guest answers, crash inside a check, or boot)."""
-import contextlib, io, os, sys, tempfile, threading, types, unittest
+import contextlib, importlib.machinery, importlib.util, io, os, sys, tempfile, threading, types, unittest
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "image"))
@@ -152,6 +152,54 @@ class SuiteRunnerTests(unittest.TestCase):
         self.assertEqual(cuts.module.runs, 1)
         self.assertEqual((check.passed, check.failed), (0, 1))
         self.assertEqual(check.faults, [])
+
+
+def load_e2e():
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "script", "e2e")
+    loader = importlib.machinery.SourceFileLoader("e2e", path)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("e2e", loader))
+    loader.exec_module(module)
+    return module
+
+
+class PartsAtOnceTests(unittest.TestCase):
+    """script/e2e --jobs: parts run at once, each to its own log; a part that cannot start fails alone."""
+
+    def setUp(self):
+        self.e2e = load_e2e()
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+
+    def part(self, mine, other, status):
+        """A part that says it started, then waits (60 s at most) for `other` to have started too."""
+        d = self.dir.name
+        return ["sh", "-c", f"touch {d}/{mine}; i=0; while [ ! -e {d}/{other} ] && [ $i -lt 600 ]; do sleep 0.1; "
+                            f"i=$((i+1)); done; [ -e {d}/{other} ] && echo {mine} saw {other}; exit {status}"]
+
+    def run_parts(self, commands, jobs):
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            ran = self.e2e.run_parts(commands, self.dir.name, jobs)
+        return ran, out.getvalue()
+
+    def test_two_jobs_run_two_parts_at_once(self):
+        # Each waits for the other: run one after the other, neither would see the other start.
+        ran, out = self.run_parts({"update": self.part("a", "b", 0), "amd64": self.part("b", "a", 3)}, jobs=2)
+        self.assertEqual(ran["update"][0], 0)
+        self.assertEqual(ran["amd64"][0], 3)
+        with open(os.path.join(self.dir.name, "update.log")) as f:
+            self.assertEqual(f.read(), "a saw b\n")
+        self.assertIn("amd64  | b saw a\n", out)
+
+    def test_one_job_runs_the_longest_first_and_one_at_a_time(self):
+        ran, out = self.run_parts({"amd64": ["sh", "-c", "echo amd64"], "update": ["sh", "-c", "echo update"]}, jobs=1)
+        self.assertEqual({name: status for name, (status, _) in ran.items()}, {"amd64": 0, "update": 0})
+        self.assertLess(out.index("e2e: --- update"), out.index("e2e: --- amd64"))
+
+    def test_a_part_that_cannot_start_fails_alone(self):
+        ran, out = self.run_parts({"update": [os.path.join(self.dir.name, "missing")], "amd64": ["true"]}, jobs=2)
+        self.assertEqual(ran["update"][0], 127)
+        self.assertEqual(ran["amd64"][0], 0)
+        self.assertIn("e2e: update:", out)
 
 
 if __name__ == "__main__":

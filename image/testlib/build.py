@@ -1,6 +1,6 @@
 """What the test boots: the trixie .deb (make deb) and the test image (image/build --test), each made when missing or
 older than its inputs."""
-import glob, os, subprocess, time
+import contextlib, fcntl, glob, os, subprocess, time
 
 from . import target
 from .log import log
@@ -37,7 +37,29 @@ def newest(paths):
     return max(times)
 
 
+@contextlib.contextmanager
+def builds_take_turns():
+    """One build at a time in this checkout: script/e2e runs parts at once, and two of them may find the same
+    package or image stale (the arm64 and update parts share the Pi image; the packages share packaging/'s
+    roots). The second waits, then finds it made."""
+    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
+    with open(os.path.join(ROOT, "build", ".image-test-build.lock"), "w") as lock:
+        started = time.monotonic()
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log("another part is building: waiting for it")
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            log(f"its build done after {time.monotonic() - started:.0f} s")
+        yield
+
+
 def build(rebuild, deb=None):
+    with builds_take_turns():
+        build_when_stale(rebuild, deb)
+
+
+def build_when_stale(rebuild, deb):
     spec = target.spec()
     debs = [os.path.abspath(deb)] if deb else trixie_debs()
     # A package older than its sources would boot yesterday's service: made again (never one named by --deb).
