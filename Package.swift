@@ -6,18 +6,9 @@ func systemLibrary(_ name: String, pkgConfig: String?, apt: String) -> Target {
     .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
 }
 
-/// What Sources/PlayolaEngine holds; each entry belongs to one layer.
-let engineFolders = [
-    "Support", "Model", "Clock", "Decoding", "Output", "Mixer", "Cache", "Network", "Streaming", "Schedule",
-    "Live", "Render", "Player", "PlayolaEngine.swift",
-]
-
-/// A layer of the engine: a module made of folders of Sources/PlayolaEngine, which keep their place.
-func engineLayer(_ name: String, _ folders: [String], _ dependencies: [Target.Dependency]) -> Target {
-    .target(
-        name: name, dependencies: dependencies, path: "Sources/PlayolaEngine",
-        exclude: engineFolders.filter { !folders.contains($0) }, sources: folders
-    )
+/// A layer of the engine: a module that is one folder of Sources/PlayolaEngine.
+func engineLayer(_ name: String, _ folder: String, _ dependencies: [Target.Dependency]) -> Target {
+    .target(name: name, dependencies: dependencies, path: "Sources/PlayolaEngine/\(folder)")
 }
 
 let package = Package(
@@ -45,20 +36,20 @@ let package = Package(
         // libcurl is loaded when the first transfer starts (dlopen; Sources/CCurl/include/ccurl.h), so not linked.
         .target(name: "CCurl", dependencies: ["CLazyLibrary"]),
         .target(name: "CALSAQuiet", linkerSettings: [.linkedLibrary("asound")]),
-        // The engine's layers, one module each, in their folders under Sources/PlayolaEngine; each may import only
+        // The engine's layers, one module each, each its own folder under Sources/PlayolaEngine; each may import only
         // the layers below it (ARCHITECTURE.md draws them; script/check-layers holds every import to this list).
-        engineLayer("PlayolaSupport", ["Support"], []),
-        engineLayer("PlayolaModel", ["Model", "Clock"], ["PlayolaSupport"]),
-        engineLayer("PlayolaDecoding", ["Decoding"], ["PlayolaSupport", "CMPG123", "CFAAD", "CSoxr", "CSndFile", "COgg", "CVorbis", "COpus"]),
-        engineLayer("PlayolaOutput", ["Output"], ["PlayolaSupport", "CALSA", "CALSAQuiet"]),
-        engineLayer("PlayolaMixer", ["Mixer"], ["PlayolaModel", "PlayolaDecoding"]),
-        engineLayer("PlayolaCache", ["Cache"], ["PlayolaSupport", "PlayolaDecoding"]),
-        engineLayer("PlayolaNetwork", ["Network"], ["PlayolaSupport", "PlayolaModel", "PlayolaDecoding", "PlayolaCache", "CCurl"]),
-        engineLayer("PlayolaStreaming", ["Streaming"], ["PlayolaSupport", "PlayolaDecoding", "PlayolaNetwork"]),
-        engineLayer("PlayolaSchedule", ["Schedule"], ["PlayolaSupport", "PlayolaModel", "PlayolaDecoding", "PlayolaNetwork"]),
-        engineLayer("PlayolaLive", ["Live", "Render"], ["PlayolaSupport", "PlayolaModel", "PlayolaDecoding", "PlayolaMixer", "PlayolaOutput"]),
+        engineLayer("PlayolaSupport", "Support", []),
+        engineLayer("PlayolaModel", "Model", ["PlayolaSupport"]),
+        engineLayer("PlayolaDecoding", "Decoding", ["PlayolaSupport", "CMPG123", "CFAAD", "CSoxr", "CSndFile", "COgg", "CVorbis", "COpus"]),
+        engineLayer("PlayolaOutput", "Output", ["PlayolaSupport", "CALSA", "CALSAQuiet"]),
+        engineLayer("PlayolaMixer", "Mixer", ["PlayolaModel", "PlayolaDecoding"]),
+        engineLayer("PlayolaCache", "Cache", ["PlayolaSupport", "PlayolaDecoding"]),
+        engineLayer("PlayolaNetwork", "Network", ["PlayolaSupport", "PlayolaModel", "PlayolaDecoding", "PlayolaCache", "CCurl"]),
+        engineLayer("PlayolaStreaming", "Streaming", ["PlayolaSupport", "PlayolaDecoding", "PlayolaNetwork"]),
+        engineLayer("PlayolaSchedule", "Schedule", ["PlayolaSupport", "PlayolaModel", "PlayolaDecoding", "PlayolaNetwork"]),
+        engineLayer("PlayolaLive", "Live", ["PlayolaSupport", "PlayolaModel", "PlayolaDecoding", "PlayolaMixer", "PlayolaOutput"]),
         // The top layer (the station player) is the module the appliance imports; it re-exports the layers below.
-        engineLayer("PlayolaEngine", ["Player", "PlayolaEngine.swift"], [
+        engineLayer("PlayolaEngine", "Player", [
             "PlayolaSupport", "PlayolaModel", "PlayolaDecoding", "PlayolaOutput", "PlayolaMixer", "PlayolaCache",
             "PlayolaNetwork", "PlayolaStreaming", "PlayolaSchedule", "PlayolaLive",
         ]),

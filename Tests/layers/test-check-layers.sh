@@ -49,7 +49,7 @@ refused foundation "Sources/PlayolaEngine/Model/Spin.swift:1: import FoundationE
 
 # Package.swift given an arrow the drawing does not have.
 copy manifest
-sed -i 's/engineLayer("PlayolaMixer", \["Mixer"\], \["PlayolaModel", "PlayolaDecoding"\])/engineLayer("PlayolaMixer", ["Mixer"], ["PlayolaModel", "PlayolaDecoding", "PlayolaOutput"])/' \
+sed -i 's/engineLayer("PlayolaMixer", "Mixer", \["PlayolaModel", "PlayolaDecoding"\])/engineLayer("PlayolaMixer", "Mixer", ["PlayolaModel", "PlayolaDecoding", "PlayolaOutput"])/' \
     "$work/manifest/Package.swift"
 refused manifest "PlayolaMixer may import PlayolaDecoding, PlayolaModel, Package.swift declares PlayolaDecoding, PlayolaModel, PlayolaOutput"
 
@@ -58,5 +58,11 @@ copy stray
 mkdir "$work/stray/Sources/PlayolaEngine/Stray"
 echo 'let stray = 1' >"$work/stray/Sources/PlayolaEngine/Stray/Stray.swift"
 refused stray "Sources/PlayolaEngine/Stray/Stray.swift: belongs to no target"
+
+# A layer carved out of its folder by an exclude list again (what every layer was before each had its own).
+copy carved
+sed -i 's|path: "Sources/PlayolaEngine/\\(folder)")|path: "Sources/PlayolaEngine/\\(folder)", exclude: folder == "Live" ? ["Render"] : [])|' \
+    "$work/carved/Package.swift"
+refused carved "layer PlayolaLive picks its files (exclude, sources): it is its whole folder"
 
 finish
