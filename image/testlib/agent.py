@@ -7,6 +7,9 @@ class Agent:
 
     def __init__(self, path):
         self.path, self.sock, self.buf = path, None, b""
+        # A command that timed out may still be answered later, on this channel or the next connection:
+        # until a guest-sync has passed, a reply cannot be taken for the next command's.
+        self.unsynced = False
 
     def _connect(self):
         if self.sock is None:
@@ -37,15 +40,23 @@ class Agent:
         while True:
             reply = self._reply(deadline)
             if reply and reply.get("return") == ident:
+                self.unsynced = False
                 return
 
     def call(self, command, arguments=None, timeout=10.0):
+        if self.unsynced:
+            self.sync(timeout)
         self._connect()
         message = {"execute": command}
         if arguments is not None:
             message["arguments"] = arguments
-        self.sock.sendall(json.dumps(message).encode() + b"\n")
-        reply = self._reply(time.monotonic() + timeout)
+        try:
+            self.sock.sendall(json.dumps(message).encode() + b"\n")
+            reply = self._reply(time.monotonic() + timeout)
+        except (OSError, ValueError):       # TimeoutError is an OSError
+            self.close()
+            self.unsynced = True
+            raise
         if reply is None or "error" in reply:
             raise RuntimeError(f"{command}: {reply}")
         return reply["return"]
