@@ -128,12 +128,19 @@ def generation(i):
 
 
 def start_rewrites(machine):
-    """Starts REWRITES in the guest; True once its second round has begun: the first is done, so the card
-    holds one of the loop's reports and the cut falls at a random point of a round like any other (a round
-    takes seconds under TCG, longer than the press and its 0-2 s)."""
+    """Starts REWRITES in the guest and waits for its second round: the first is done, so the card holds one
+    of the loop's reports. Then waits a random part of a round (the first one's length: seconds under TCG,
+    longer than the press and its 0-2 s), so that the cut falls at any point of a round, the FAT's writable
+    moment included. True if the loop ran."""
     started = stamp()
     machine.agent.start(REWRITES)
-    return machine.events.wait(r"^report-write 2 start$", started, 90)[0] is not None
+    first, _ = machine.events.wait(r"^report-write 1 start$", started, 60)
+    done, _ = machine.events.wait(r"^report-write 1 done$", started, 90)
+    second, _ = machine.events.wait(r"^report-write 2 start$", started, 90)
+    if None in (first, done, second):
+        return False
+    time.sleep(random.uniform(0.0, done - first))
+    return True
 
 
 def rewrite_at(machine, cut):
