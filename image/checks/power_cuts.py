@@ -32,7 +32,6 @@ def power_cuts(args, api, check, cuts, shared):
     disks.write_ini(edited)
     stations = ["sweep", "tone"]
     expected = {"sweep"}
-    on_card = disks.read("playola-report.txt") is not None
     audio_times, counts, failures = [], dict(new=0, old=0, fs_errors=0, dirty=0, reports_broken=0, in_rewrite=0, report_new=0, report_old=0), []
     # QEMU's own time limit, a safety net: the first boot also plays 10 minutes (check_steady_writes) after
     # waiting up to 3 for its report, and a loaded host took 205 s to its first sound.
@@ -81,10 +80,10 @@ def power_cuts(args, api, check, cuts, shared):
             counts["dirty"] += "dirty bit" in said
             writing = rewrite_at(machine, cut) if rewriting else None
             counts["in_rewrite"] += writing is not None and writing[1] == "start"
-            report = report_after_cut(disks.read("playola-report.txt"), writing, n == 0 and not on_card)
-            counts["reports_broken"] += not report.startswith(("whole", "none yet"))
-            counts["report_new"] += "(the new)" in report
-            counts["report_old"] += "(the old)" in report
+            kind, report = report_after_cut(disks.read("playola-report.txt"), writing)
+            counts["reports_broken"] += kind == "broken"
+            counts["report_new"] += kind == "new"
+            counts["report_old"] += kind == "old"
             log(f"cut {n + 1}: {delay:.2f} s after the press ({before} -> {after}); {said}; "
                 f"{f'rewrite {writing[0]} {writing[1]}ed' if writing else 'no rewrite started'}; playola-report.txt {report}")
         finally:
@@ -156,24 +155,24 @@ def rewrite_at(machine, cut):
     return int(number), what
 
 
-def report_after_cut(text, writing, first_on_card):
-    """What the card holds after a cut: "whole: ..." when it is one report as it was written (the rewrite
-    the cut fell in or, if it had not finished, the one before; or the service's own), else what is wrong
-    with it. `first_on_card`: no report was on the card before this boot."""
+def report_after_cut(text, writing):
+    """What the card holds after a cut, as (kind, words): "new" or "old" when it is the rewrite the cut fell
+    in or, if that had not finished, the one before; "service" when it is the service's own report, whole;
+    "broken" for anything else (none, cut short, mixed, or older than it may be)."""
     if text is None:
-        # Whole in its way if the cut fell in the first rewrite and nothing had reached the card before it.
-        return "none yet (none before)" if first_on_card and writing in (None, (1, "start")) else "MISSING"
-    found = re.match(rb"Playola Appliance: what this box is doing\ncut test: generation (\d+)\n", text)
+        return "broken", "MISSING"
+    found = re.match(re.escape(REPORT_HEAD) + rb"cut test: generation (\d+)\n", text)
     if found is None:
         whole = text.startswith(REPORT_HEAD) and text.endswith(b"\n")
-        return "whole: the service's" if whole else f"BROKEN ({len(text)} bytes: {text[:60]!r})"
+        return ("service", "whole: the service's") if whole else ("broken", f"BROKEN ({len(text)} bytes: {text[:60]!r})")
     number = int(found.group(1))
     if text != generation(number):
-        return f"BROKEN: generation {number} cut short or mixed ({len(text)} bytes)"
+        return "broken", f"BROKEN: generation {number} cut short or mixed ({len(text)} bytes)"
     last, finished = writing if writing else (0, "done")
     if number != last and (finished == "done" or number != last - 1):
-        return f"STALE: generation {number}, after rewrite {last} {finished}"
-    return f"whole: generation {number} ({'the new' if number == last else 'the old'})"
+        return "broken", f"STALE: generation {number}, after rewrite {last} {finished}"
+    kind = "new" if number == last else "old"
+    return kind, f"whole: generation {number} (the {kind})"
 
 
 STEADY_SECONDS = 600
