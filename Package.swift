@@ -11,6 +11,11 @@ func engineLayer(_ name: String, _ folder: String, _ dependencies: [Target.Depen
     .target(name: name, dependencies: dependencies, path: "Sources/PlayolaEngine/\(folder)")
 }
 
+/// A layer of the appliance: a module that is one folder of Sources/PlayolaAppliance.
+func applianceLayer(_ name: String, _ folder: String, _ dependencies: [Target.Dependency]) -> Target {
+    .target(name: name, dependencies: dependencies, path: "Sources/PlayolaAppliance/\(folder)")
+}
+
 let package = Package(
     name: "PlayolaAppliance",
     platforms: [.macOS(.v15)],
@@ -53,9 +58,17 @@ let package = Package(
             "PlayolaSupport", "PlayolaModel", "PlayolaDecoding", "PlayolaOutput", "PlayolaMixer", "PlayolaCache",
             "PlayolaNetwork", "PlayolaStreaming", "PlayolaSchedule", "PlayolaLive",
         ]),
+        // The appliance's layers, each one folder of Sources/PlayolaAppliance, each importing only those below it.
+        applianceLayer("PlayolaApplianceSupport", "Support", ["PlayolaEngine"]),
+        applianceLayer("PlayolaConfig", "Config", ["PlayolaApplianceSupport", "PlayolaEngine", "CINIH"]),
+        applianceLayer("PlayolaGPIO", "GPIO", ["PlayolaApplianceSupport", "PlayolaConfig", "PlayolaEngine", "CGPIO"]),
+        applianceLayer("PlayolaControl", "Control", ["PlayolaApplianceSupport", "PlayolaConfig", "PlayolaGPIO", "PlayolaEngine"]),
         .executableTarget(
             name: "PlayolaAppliance",
-            dependencies: ["PlayolaEngine", "CGPIO", "CINIH", "CMalloc"],
+            dependencies: [
+                "PlayolaApplianceSupport", "PlayolaConfig", "PlayolaGPIO", "PlayolaControl", "PlayolaEngine", "CMalloc",
+            ],
+            path: "Sources/PlayolaAppliance/Service",
             // Relative relocations packed (RELR, glibc >= 2.36): 38,700 RELA entries were 906 KiB of the
             // binary that the loader reads, and that stayed resident, at every start; packed they are 8 KiB.
             // The functions that run while playing placed together, first (bench/symbol-order.sh makes the
@@ -72,7 +85,9 @@ let package = Package(
         .target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"),
         .executableTarget(name: "playola-fuzz", dependencies: ["PlayolaFuzzTargets", "CFuzzerDriver"], path: "Fuzz/Driver"),
         .testTarget(name: "PlayolaEngineTests", dependencies: ["PlayolaEngine", "PlayolaFuzzTargets"]),
-        .testTarget(name: "PlayolaApplianceTests", dependencies: ["PlayolaAppliance", "PlayolaEngine", "CGPIO"]),
+        .testTarget(name: "PlayolaApplianceTests", dependencies: [
+            "PlayolaAppliance", "PlayolaApplianceSupport", "PlayolaConfig", "PlayolaGPIO", "PlayolaControl", "PlayolaEngine", "CGPIO",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,10 @@
 import Dispatch
 import Foundation
 @testable import PlayolaAppliance
+@testable import PlayolaApplianceSupport
+@testable import PlayolaConfig
+@testable import PlayolaControl
+@testable import PlayolaGPIO
 import PlayolaEngine
 import XCTest
 

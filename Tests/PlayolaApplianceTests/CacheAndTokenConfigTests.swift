@@ -1,6 +1,10 @@
 import Foundation
 import PlayolaEngine
 @testable import PlayolaAppliance
+@testable import PlayolaApplianceSupport
+@testable import PlayolaConfig
+@testable import PlayolaControl
+@testable import PlayolaGPIO
 import XCTest
 
 /// Issue 12: `check-config` refuses a cache directory that would delete or evict someone else's files,

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
 @testable import PlayolaAppliance
+@testable import PlayolaApplianceSupport
+@testable import PlayolaConfig
+@testable import PlayolaControl
+@testable import PlayolaGPIO
 import PlayolaEngine
 
 /// `playola-report.txt`: what it says (the status lines and the last log lines, bounded) and when the service

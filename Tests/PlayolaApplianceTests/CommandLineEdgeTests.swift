@@ -1,5 +1,9 @@
 import Foundation
 @testable import PlayolaAppliance
+@testable import PlayolaApplianceSupport
+@testable import PlayolaConfig
+@testable import PlayolaControl
+@testable import PlayolaGPIO
 import XCTest
 
 /// Issue 25: the edges of the command line, each with its exit status and message, from the real binary.

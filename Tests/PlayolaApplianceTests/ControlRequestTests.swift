@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
 @testable import PlayolaAppliance
+@testable import PlayolaApplianceSupport
+@testable import PlayolaConfig
+@testable import PlayolaControl
+@testable import PlayolaGPIO
 
 /// Issue 14: the control protocol's requests are one Codable type shared by the client (which sends JSON)
 /// and the service (which also reads the words a person types into the socket).

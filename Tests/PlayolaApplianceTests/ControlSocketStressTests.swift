@@ -1,5 +1,9 @@
 import Foundation
 @testable import PlayolaAppliance
+@testable import PlayolaApplianceSupport
+@testable import PlayolaConfig
+@testable import PlayolaControl
+@testable import PlayolaGPIO
 import XCTest
 
 /// Issue 12, "must be shown" 4: the control socket under hostile local clients. The real service

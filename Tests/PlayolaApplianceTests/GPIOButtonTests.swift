@@ -1,5 +1,9 @@
 import XCTest
 @testable import PlayolaAppliance
+@testable import PlayolaApplianceSupport
+@testable import PlayolaConfig
+@testable import PlayolaControl
+@testable import PlayolaGPIO
 
 final class GPIOButtonTests: XCTestCase {
     private let line = LineRef.name("GPIO27")

@@ -2,6 +2,10 @@ import CGPIO
 import Foundation
 import XCTest
 @testable import PlayolaAppliance
+@testable import PlayolaApplianceSupport
+@testable import PlayolaConfig
+@testable import PlayolaControl
+@testable import PlayolaGPIO
 
 final class GPIOChipTests: XCTestCase {
     func testARealChip() throws {

@@ -1,5 +1,9 @@
 import XCTest
 @testable import PlayolaAppliance
+@testable import PlayolaApplianceSupport
+@testable import PlayolaConfig
+@testable import PlayolaControl
+@testable import PlayolaGPIO
 
 final class GPIOEncoderTests: XCTestCase {
     private let a = LineRef.name("GPIO20"), b = LineRef.name("GPIO21")

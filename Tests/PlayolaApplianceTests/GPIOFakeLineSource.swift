@@ -1,6 +1,10 @@
 import Glibc
 import Synchronization
 @testable import PlayolaAppliance
+@testable import PlayolaApplianceSupport
+@testable import PlayolaConfig
+@testable import PlayolaControl
+@testable import PlayolaGPIO
 
 /// Lines on a scripted clock: edges happen at the times the test gives, and time passes only as the code
 /// under test waits, so a two-second hold takes no real time. Records every output.

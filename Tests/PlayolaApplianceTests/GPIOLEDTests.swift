@@ -1,5 +1,9 @@
 import XCTest
 @testable import PlayolaAppliance
+@testable import PlayolaApplianceSupport
+@testable import PlayolaConfig
+@testable import PlayolaControl
+@testable import PlayolaGPIO
 
 final class GPIOLEDTests: XCTestCase {
     /// (period, lit seconds) per state; nil period: steady at `lit > 0`.

@@ -3,6 +3,10 @@ import PlayolaEngine
 import Synchronization
 import XCTest
 @testable import PlayolaAppliance
+@testable import PlayolaApplianceSupport
+@testable import PlayolaConfig
+@testable import PlayolaControl
+@testable import PlayolaGPIO
 
 final class GPIOServiceTests: XCTestCase {
     private let next = LineRef.name("GPIO17"), status = LineRef.name("GPIO23")

@@ -2,6 +2,10 @@ import Foundation
 import PlayolaEngine
 import XCTest
 @testable import PlayolaAppliance
+@testable import PlayolaApplianceSupport
+@testable import PlayolaConfig
+@testable import PlayolaControl
+@testable import PlayolaGPIO
 
 /// Issue 17, "must be shown" 1: what `playola status` and the commands print for people in each state,
 /// that `--json` is the service's own answer with today's fields, and the exit statuses — against the real

@@ -1,5 +1,9 @@
 import Foundation
 @testable import PlayolaAppliance
+@testable import PlayolaApplianceSupport
+@testable import PlayolaConfig
+@testable import PlayolaControl
+@testable import PlayolaGPIO
 import XCTest
 
 /// Issue 12: text from outside cannot forge journal lines. journald reads the service's standard error a

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
 @testable import PlayolaAppliance
+@testable import PlayolaApplianceSupport
+@testable import PlayolaConfig
+@testable import PlayolaControl
+@testable import PlayolaGPIO
 
 /// Issue 17, "must be shown" 4: the manual pages cannot drift from the code. playola.ini(5) is made from
 /// etc/playola.ini by man/ini-to-man.awk (as `make install` makes it); every key and section the validator

@@ -1,5 +1,9 @@
 import Foundation
 @testable import PlayolaAppliance
+@testable import PlayolaApplianceSupport
+@testable import PlayolaConfig
+@testable import PlayolaControl
+@testable import PlayolaGPIO
 import XCTest
 
 final class SystemdNotifierTests: XCTestCase {

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
 @testable import PlayolaAppliance
+@testable import PlayolaApplianceSupport
+@testable import PlayolaConfig
+@testable import PlayolaControl
+@testable import PlayolaGPIO
 
 /// The firmware update's line in `playola status`, read from the files the image's update units write.
 final class UpdateStatusTests: XCTestCase {

@@ -1,4 +1,8 @@
 @testable import PlayolaAppliance
+@testable import PlayolaApplianceSupport
+@testable import PlayolaConfig
+@testable import PlayolaControl
+@testable import PlayolaGPIO
 import XCTest
 
 /// The Wi-Fi key the appliance derives from a passphrase (WPAKey.swift) against the published test vectors

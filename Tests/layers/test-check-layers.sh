@@ -38,10 +38,20 @@ refused sideways "Sources/PlayolaEngine/Schedule/ScheduleSource.swift:2: Playola
 
 # The appliance past the engine's one module.
 copy appliance
-file=$(grep -l '^import PlayolaEngine' Sources/PlayolaAppliance/*/*.swift | head -1)
+file=$(grep -l '^import PlayolaEngine' Sources/PlayolaAppliance/Service/*.swift | head -1)
 sed -i 's/^import PlayolaEngine$/import PlayolaEngine\nimport PlayolaMixer/' "$work/appliance/$file"
 line=$(grep -n '^import PlayolaMixer$' "$work/appliance/$file" | cut -d: -f1)
 refused appliance "$file:$line: PlayolaAppliance may not import PlayolaMixer"
+
+# The appliance's GPIO layer reaching up to the controller.
+copy appliance-upward
+sed -i '1i import PlayolaControl' "$work/appliance-upward/Sources/PlayolaAppliance/GPIO/GPIOService.swift"
+refused appliance-upward "Sources/PlayolaAppliance/GPIO/GPIOService.swift:1: PlayolaGPIO may not import PlayolaControl"
+
+# The executable taking the whole of Sources/PlayolaAppliance again.
+copy whole-appliance
+sed -i 's|path: "Sources/PlayolaAppliance/Service",|path: "Sources/PlayolaAppliance",|' "$work/whole-appliance/Package.swift"
+refused whole-appliance "PlayolaAppliance is all of Sources/PlayolaAppliance: each layer is one folder of it"
 
 copy foundation
 sed -i '1i import Foundation' "$work/foundation/Sources/PlayolaEngine/Model/Spin.swift"

@@ -1,58 +1,61 @@
 import Glibc
 import PlayolaEngine
+import PlayolaApplianceSupport
 
 /// Everything `/etc/playola.ini` says, with the defaults filled in. Built by `ApplianceConfig.load(path:)`.
-struct ApplianceConfig: Sendable, Equatable {
+package struct ApplianceConfig: Sendable, Equatable {
     /// How far back a station may be time-shifted (`timeshift`, `play --ago`): a month, so the date it makes
     /// stays a date the schedule's arithmetic handles.
-    static let maximumTimeshift = 30 * 86_400.0
+    package static let maximumTimeshift = 30 * 86_400.0
     /// The longest `idle_close`: a day.
     static let maximumIdleClose = 86_400.0
 
-    struct Player: Sendable, Equatable {
+    package struct Player: Sendable, Equatable {
         /// Played at first boot; afterwards the last station played wins. nil: the first station in the file.
         var station: String? = nil
         /// An ALSA PCM name.
-        var device = "default"
+        package var device = "default"
         /// Percent, 0...100.
-        var volume = 80
+        package var volume = 80
         /// 48000 or 44100; nil is `auto`: the device's rate of the two, 44.1 kHz first (`Output.mixRate`).
-        var rate: Int? = nil
+        package var rate: Int? = nil
         /// Seconds of silence (stopped, paused) after which the device is closed; nil: never.
-        var idleClose: Double? = 600
+        package var idleClose: Double? = 600
         /// Tone controls in dB, `ToneControl.range`; 0 is flat (and costs nothing).
-        var bass = 0.0
-        var treble = 0.0
+        package var bass = 0.0
+        package var treble = 0.0
     }
 
-    struct Service: Sendable, Equatable {
-        var socket = "/run/playola/control.sock"
-        var stateDir = "/var/lib/playola"
+    package struct Service: Sendable, Equatable {
+        package var socket = "/run/playola/control.sock"
+        package var stateDir = "/var/lib/playola"
+
+        package init() {}
     }
 
-    struct Cache: Sendable, Equatable {
+    package struct Cache: Sendable, Equatable {
         /// Room for the spin playing and the next ones; less and a long spin cannot be fetched ahead.
         static let minimumSize: Int64 = 16 << 20
         /// 1 TiB: beyond any card the appliance runs from, and far from overflowing the cache's arithmetic.
-        static let maximumSize: Int64 = 1 << 40
+        package static let maximumSize: Int64 = 1 << 40
 
-        var dir = "/var/cache/playola"
+        package var dir = "/var/cache/playola"
         /// Bytes.
-        var size: Int64 = 64 << 20
+        package var size: Int64 = 64 << 20
     }
 
-    struct Playola: Sendable, Equatable {
+    package struct Playola: Sendable, Equatable {
         enum TokenSource: Sendable, Equatable {
             case file(String)
             case inline(String)
         }
 
-        var api = "https://admin-api.playola.fm"
+        package var api = "https://admin-api.playola.fm"
         var tokenSource: TokenSource? = nil
 
         /// The bearer token now, or nil. A token file is read again on every call, so a token replaced on
         /// disk (a refresh after a 401) is picked up without a restart.
-        func token() -> String? {
+        package func token() -> String? {
             switch tokenSource {
             case .inline(let token)?: return try? TokenFile.check(token).get()
             case .file(let path)?: return TokenFile.read(path)
@@ -61,53 +64,53 @@ struct ApplianceConfig: Sendable, Equatable {
         }
     }
 
-    struct LED: Sendable, Equatable {
-        var status: LineRef? = nil
-        var network: LineRef? = nil
+    package struct LED: Sendable, Equatable {
+        package var status: LineRef? = nil
+        package var network: LineRef? = nil
     }
 
-    enum LogLevel: String, Sendable, Equatable, CaseIterable {
+    package enum LogLevel: String, Sendable, Equatable, CaseIterable {
         case error, warning, info, debug
     }
 
-    struct Log: Sendable, Equatable {
-        var level = LogLevel.info
+    package struct Log: Sendable, Equatable {
+        package var level = LogLevel.info
     }
 
-    struct Update: Sendable, Equatable {
+    package struct Update: Sendable, Equatable {
         /// A signed bundle to look at once a day (playola-update-check.timer); nil: no checks.
-        var url: String? = nil
+        package var url: String? = nil
         /// The next bundle from the FAT partition may be older than the version running: the owner's
         /// deliberate step back, with the card in hand (a URL never installs an older one).
-        var allowOlder = false
+        package var allowOlder = false
     }
 
-    var player = Player()
-    var service = Service()
-    var cache = Cache()
-    var playola = Playola()
+    package var player = Player()
+    package var service = Service()
+    package var cache = Cache()
+    package var playola = Playola()
     /// In file order.
-    var stations: [StationConfig] = []
-    var gpio = GPIOConfig()
-    var led = LED()
-    var log = Log()
-    var update = Update()
-    var network = NetworkSettings()
+    package var stations: [StationConfig] = []
+    package var gpio = GPIOConfig()
+    package var led = LED()
+    package var log = Log()
+    package var update = Update()
+    package var network = NetworkSettings()
 
     /// What to play when there is no saved last station.
-    var firstBootStation: StationConfig? {
+    package var firstBootStation: StationConfig? {
         stations.first { $0.name == player.station } ?? stations.first
     }
 }
 
-struct StationConfig: Sendable, Equatable {
-    var name: String
-    var kind: StationKind
+package struct StationConfig: Sendable, Equatable {
+    package var name: String
+    package var kind: StationKind
     /// The line of its `[station NAME]` header.
     var line: Int
 }
 
-enum StationKind: Sendable, Equatable {
+package enum StationKind: Sendable, Equatable {
     /// `timeshift`: seconds, negative: the schedule as it aired that long ago. nil: live.
     case playola(id: String, timeshift: Double?)
     /// `headers`: whole `Name: value` lines, sent with every request.
@@ -115,7 +118,7 @@ enum StationKind: Sendable, Equatable {
     case local(path: String)
 
     /// The INI's `type` value: `playola`, `stream` or `local`.
-    var type: String {
+    package var type: String {
         switch self {
         case .playola: "playola"
         case .stream: "stream"

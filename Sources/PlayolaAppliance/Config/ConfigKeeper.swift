@@ -1,23 +1,24 @@
 import FoundationEssentials
 import Glibc
+import PlayolaApplianceSupport
 
 /// What `playola status` says about the configuration in use.
-struct ConfigStatus: Codable, Sendable, Equatable {
+package struct ConfigStatus: Codable, Sendable, Equatable {
     /// The INI the service reads (`ConfigLocation`).
-    var file: String
+    package var file: String
     /// Where the last INI that passed the checks is kept.
-    var lastGood: String
+    package var lastGood: String
     /// True when `file`, as it is now, has errors and the service runs on the last good configuration.
-    var usingLastGood: Bool
+    package var usingLastGood: Bool
     /// The first error in `file`, as `FILE:LINE: error: MESSAGE`, while it has errors.
-    var error: String?
+    package var error: String?
 }
 
 /// Reads the INI where the user edits it and keeps a copy of the last one that passed the checks, in a
 /// place that does not depend on that file (the writable state partition), so a broken edit never leaves
 /// the appliance without a configuration: it runs on the last good one and says why.
-struct ConfigKeeper {
-    static let defaultLastGood = "/var/lib/playola/last-good.ini"
+package struct ConfigKeeper {
+    package static let defaultLastGood = "/var/lib/playola/last-good.ini"
 
     /// `--config FILE`, or nil to search (`ConfigLocation`).
     let explicitPath: String?
@@ -25,13 +26,13 @@ struct ConfigKeeper {
     /// The last failure to keep the copy that was logged: a read-only disk is reported once, not at every read.
     private var reportedFailure: WholeFile.WriteError?
 
-    init(explicitPath: String?, lastGoodPath: String?) {
+    package init(explicitPath: String?, lastGoodPath: String?) {
         self.explicitPath = explicitPath
         self.lastGoodPath = lastGoodPath ?? Self.defaultLastGood
     }
 
     /// At start: the INI if it passes the checks, else the last good copy, else nil (the reasons logged).
-    mutating func readAtStart() -> (config: ApplianceConfig, status: ConfigStatus)? {
+    package mutating func readAtStart() -> (config: ApplianceConfig, status: ConfigStatus)? {
         WholeFile.removeLeftovers(of: lastGoodPath)
         let (path, bytes, config, firstError) = readAndCheck()
         if let config, let bytes {
@@ -55,7 +56,7 @@ struct ConfigKeeper {
 
     /// SIGHUP: the INI (searched for again) if it passes the checks, else nil and the configuration in
     /// use stays; either way the status to show.
-    mutating func reread() -> (config: ApplianceConfig?, status: ConfigStatus) {
+    package mutating func reread() -> (config: ApplianceConfig?, status: ConfigStatus) {
         let (path, bytes, config, firstError) = readAndCheck()
         if let config, let bytes {
             keep(bytes)
@@ -68,7 +69,7 @@ struct ConfigKeeper {
 
     /// The configuration the service runs on, as far as a client can tell without asking it (to find
     /// its socket): the INI when it passes the checks, else the last good copy, read without logging.
-    func configForClients() -> ApplianceConfig? {
+    package func configForClients() -> ApplianceConfig? {
         ApplianceConfig.load(path: ConfigLocation.resolve(explicit: explicitPath).path).config
             ?? ApplianceConfig.load(path: lastGoodPath).config
     }
@@ -113,7 +114,7 @@ struct ConfigKeeper {
 
     /// Replaces the copy at `path` with `bytes` unless it holds them already (the card is spared a write at
     /// every start); true when it wrote.
-    static func keep(_ bytes: [UInt8], at path: String) throws(WholeFile.WriteError) -> Bool {
+    package static func keep(_ bytes: [UInt8], at path: String) throws(WholeFile.WriteError) -> Bool {
         if case .success(let kept) = WholeFile.read(path, limit: INIFile.maximumSize), [UInt8](kept) == bytes { return false }
         try WholeFile.write(Data(bytes), to: path, mode: 0o600)
         return true

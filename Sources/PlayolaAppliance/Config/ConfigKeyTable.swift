@@ -1,3 +1,4 @@
+import PlayolaApplianceSupport
 /// One INI key: its name and how its value enters the configuration.
 struct ConfigKey: Sendable {
     let name: String

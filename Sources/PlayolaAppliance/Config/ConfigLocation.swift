@@ -3,7 +3,7 @@ import PlayolaEngine
 
 /// Which INI the appliance reads: the one answer shared by `playola run`, `check-config` and the clients,
 /// so they never disagree about the socket or the stations.
-enum ConfigLocation {
+package enum ConfigLocation {
     /// The boot partition's copy first: on a Pi it is on the FAT partition that its owner edits from any
     /// computer. A system without one (the package alone) reads the package's file.
     static let standardSearch = ["/boot/firmware/playola.ini", "/etc/playola.ini"]
@@ -11,16 +11,16 @@ enum ConfigLocation {
     /// machine's files.
     static let searchVariable = "PLAYOLA_CONFIG_SEARCH"
 
-    struct Resolution {
-        var path: String
+    package struct Resolution {
+        package var path: String
         /// Files earlier in the search that may exist but could not be looked at, each with the reason:
         /// worth a warning, since the file read is then not the one the user edited.
-        var unreachable: [(path: String, reason: String)] = []
+        package var unreachable: [(path: String, reason: String)] = []
     }
 
     /// `--config FILE` when given; else the first file of the search that exists; else the last of the
     /// search (whose absence the reader then reports).
-    static func resolve(explicit: String?) -> Resolution {
+    package static func resolve(explicit: String?) -> Resolution {
         if let explicit { return Resolution(path: explicit) }
         var resolution = Resolution(path: search.last ?? "/etc/playola.ini")
         for path in search {
@@ -43,5 +43,5 @@ enum ConfigLocation {
     }
 
     /// For help texts.
-    static var searchDescription: String { standardSearch.joined(separator: ", else ") }
+    package static var searchDescription: String { standardSearch.joined(separator: ", else ") }
 }

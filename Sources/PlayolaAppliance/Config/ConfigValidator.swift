@@ -1,10 +1,11 @@
 import Glibc
 import PlayolaEngine
+import PlayolaApplianceSupport
 
 extension ApplianceConfig {
     /// Reads and checks the config file at `path`. `config` is nil when any diagnostic is an error; warnings
     /// do not block. Diagnostics come in line order.
-    static func load(path: String) -> (config: ApplianceConfig?, diagnostics: [Diagnostic]) {
+    package static func load(path: String) -> (config: ApplianceConfig?, diagnostics: [Diagnostic]) {
         do throws(ConfigError) {
             return load(bytes: try INIFile.read(path), file: path)
         } catch {
@@ -14,7 +15,7 @@ extension ApplianceConfig {
 
     /// Checks `bytes`, read from `file` (named in the diagnostics): what was checked is exactly what may
     /// then be kept, even if the file changes meanwhile.
-    static func load(bytes: [UInt8], file: String) -> (config: ApplianceConfig?, diagnostics: [Diagnostic]) {
+    package static func load(bytes: [UInt8], file: String) -> (config: ApplianceConfig?, diagnostics: [Diagnostic]) {
         let ini: INIFile
         do throws(ConfigError) {
             ini = try INIFile.parse(bytes: bytes)

@@ -1,9 +1,9 @@
 import PlayolaEngine
 
 /// How config values are spelled.
-enum ConfigValue {
+package enum ConfigValue {
     /// `3`, `-4.5`, `+2`: decibels within `ToneControl.range` (plain digits: no exponent, no "inf").
-    static func decibels(_ text: String) -> Double? {
+    package static func decibels(_ text: String) -> Double? {
         let unsigned = text.hasPrefix("-") || text.hasPrefix("+") ? text.dropFirst() : Substring(text)
         let parts = unsigned.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), wholeNumber(parts[0]) != nil, parts.count == 1 || wholeNumber(parts[1]) != nil,
@@ -12,7 +12,7 @@ enum ConfigValue {
     }
 
     /// `64M`: bytes with an optional binary k, M or G suffix.
-    static func byteSize(_ text: String) -> Int64? {
+    package static func byteSize(_ text: String) -> Int64? {
         let units: [Character: Int64] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]
         var digits = Substring(text)
         var scale: Int64 = 1
@@ -73,7 +73,7 @@ enum ConfigValue {
     }
 
     /// An `http://` or `https://` URL with something after the scheme.
-    static func httpURL(_ text: String) -> String? {
+    package static func httpURL(_ text: String) -> String? {
         ["http://", "https://"].contains { text.hasPrefix($0) && text.count > $0.count } ? text : nil
     }
 }

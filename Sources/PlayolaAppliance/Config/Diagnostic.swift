@@ -1,16 +1,16 @@
 /// One finding about a config file, pointing at the line to fix.
-struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
-    enum Severity: String, Sendable {
+package struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
+    package enum Severity: String, Sendable {
         case error, warning
     }
 
-    var severity: Severity
+    package var severity: Severity
     var file: String
     /// 0 when the finding is about the whole file.
-    var line: Int
-    var message: String
+    package var line: Int
+    package var message: String
 
-    static func error(_ message: String, file: String, line: Int) -> Diagnostic {
+    package static func error(_ message: String, file: String, line: Int) -> Diagnostic {
         Diagnostic(severity: .error, file: file, line: line, message: message)
     }
 
@@ -19,7 +19,7 @@ struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The compiler's format, so editors and terminals can jump to the line.
-    var description: String { "\(file):\(line): \(severity.rawValue): \(message)" }
+    package var description: String { "\(file):\(line): \(severity.rawValue): \(message)" }
 }
 
 /// What is printed of many findings: a file of thousands of one mistake says it a few times and counts
@@ -40,7 +40,7 @@ extension Diagnostic {
 
     /// `diagnostics` (in order) with at most `shownPerKind` of a kind, then one saying how many more, and at
     /// most `shownInAll` in all, then one counting the rest.
-    static func bounded(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
+    package static func bounded(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
         var shown: [Diagnostic] = []
         var shownOfKind: [String: Int] = [:]
         /// Where each kind's count of the rest sits in `shown`, and that count.
@@ -72,7 +72,7 @@ extension Diagnostic {
     }
 
     /// 2980 → "2,980".
-    static func grouped(_ count: Int) -> String {
+    package static func grouped(_ count: Int) -> String {
         var digits = String(count.magnitude), groups: [Substring] = []
         while digits.count > 3 {
             groups.insert(Substring(digits.suffix(3)), at: 0)

@@ -1,6 +1,7 @@
 import CINIH
 import Glibc
 import PlayolaEngine
+import PlayolaApplianceSupport
 
 /// One `key = value` line.
 struct INIEntry: Sendable, Equatable {
@@ -24,7 +25,7 @@ struct INISection: Sendable, Equatable {
 }
 
 /// Why a config file could not be parsed at all.
-enum ConfigError: Error, Sendable, Equatable {
+package enum ConfigError: Error, Sendable, Equatable {
     /// `reason` is strerror's text.
     case unreadable(reason: String)
     case syntax(line: Int)
@@ -37,7 +38,7 @@ enum ConfigError: Error, Sendable, Equatable {
     /// what it looks like (`TextScan`).
     case controlCharacters([TextScan.ControlCharacter])
 
-    var line: Int {
+    package var line: Int {
         switch self {
         case .unreadable, .tooLarge, .utf16: 0
         case .syntax(let line), .lineTooLong(let line, _), .notUTF8(let line, _, _): line
@@ -45,7 +46,7 @@ enum ConfigError: Error, Sendable, Equatable {
         }
     }
 
-    var message: String {
+    package var message: String {
         switch self {
         case .unreadable(let reason): "cannot read: \(reason)"
         case .syntax: "syntax error: a line must be 'key = value', '[section]' or '; comment'"
@@ -66,7 +67,7 @@ enum ConfigError: Error, Sendable, Equatable {
 }
 
 /// An INI file as parsed by libinih, in file order, with the line of everything.
-struct INIFile: Sendable, Equatable {
+package struct INIFile: Sendable, Equatable {
     var sections: [INISection] = []
     var entries: [INIEntry] = []
 
@@ -97,7 +98,7 @@ struct INIFile: Sendable, Equatable {
     static let maximumSize = 1 << 20
 
     /// The file's bytes, for `parse(bytes:)`.
-    static func read(_ path: String) throws(ConfigError) -> [UInt8] {
+    package static func read(_ path: String) throws(ConfigError) -> [UInt8] {
         switch WholeFile.read(path, limit: maximumSize) {
         case .success(let data): return [UInt8](data)
         case .failure(.missing): throw .unreadable(reason: Errno(ENOENT).description)

@@ -1,11 +1,11 @@
 /// The `[network]` section: Wi-Fi for the image's network set-up (the service itself never uses it;
 /// `playola network-config` turns it into wpa_supplicant's file at boot). The passphrase is a secret: no
 /// message says it.
-struct NetworkSettings: Sendable, Equatable {
+package struct NetworkSettings: Sendable, Equatable {
     static let keys = ["wifi_ssid", "wifi_psk", "wifi_country", "wifi_hidden"]
 
-    struct WiFi: Sendable, Equatable {
-        enum Security: Sendable, Equatable, CustomStringConvertible {
+    package struct WiFi: Sendable, Equatable {
+        package enum Security: Sendable, Equatable, CustomStringConvertible {
             case open
             /// 8 to 63 printable ASCII characters.
             case passphrase(String)
@@ -13,7 +13,7 @@ struct NetworkSettings: Sendable, Equatable {
             case key(String)
 
             /// Never the secret, so no log or test failure prints it.
-            var description: String {
+            package var description: String {
                 switch self {
                 case .open: "open"
                 case .passphrase: "passphrase"
@@ -23,15 +23,15 @@ struct NetworkSettings: Sendable, Equatable {
         }
 
         /// 1 to 32 bytes.
-        var ssid: String
-        var security: Security = .open
+        package var ssid: String
+        package var security: Security = .open
         /// Two upper-case letters, or nil: the world regulatory domain.
-        var country: String?
-        var hidden = false
+        package var country: String?
+        package var hidden = false
     }
 
     /// nil: no Wi-Fi.
-    var wifi: WiFi?
+    package var wifi: WiFi?
 }
 
 extension ConfigValidator {

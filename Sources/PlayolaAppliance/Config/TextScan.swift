@@ -3,9 +3,9 @@
 /// is a comment) and a line starting with one for the continuation of the previous value, and passes any
 /// other control character on. Checked here, on the raw bytes, before it, what the validator sees is what
 /// there is.
-enum TextScan {
+package enum TextScan {
     /// A control character (C0 but tab and the line feed, and DEL; a CR only where it ends a line).
-    struct ControlCharacter: Sendable, Equatable {
+    package struct ControlCharacter: Sendable, Equatable {
         var line: Int
         /// Counted in characters from 1.
         var character: Int

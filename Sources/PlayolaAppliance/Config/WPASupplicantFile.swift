@@ -1,8 +1,8 @@
 /// wpa_supplicant's configuration for the INI's Wi-Fi. Nothing of the owner's text reaches it as text: the
 /// SSID is written in hex, the passphrase as the key derived from it, the country as two checked letters,
 /// so no character of theirs can end a line or a block of wpa_supplicant's syntax.
-enum WPASupplicantFile {
-    static func text(_ wifi: NetworkSettings.WiFi, source: String) -> String {
+package enum WPASupplicantFile {
+    package static func text(_ wifi: NetworkSettings.WiFi, source: String) -> String {
         // The source is a path from the command line or the search, not the owner's text; still one line.
         let source = String(source.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
         var lines = ["# Written by playola network-config from \(source) at boot: edit playola.ini on the boot partition.",

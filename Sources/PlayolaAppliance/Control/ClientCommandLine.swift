@@ -1,17 +1,19 @@
+import PlayolaConfig
+import PlayolaApplianceSupport
 /// A client's command line (`playola status --json --socket PATH`), checked whole before the service is
 /// contacted: an option or a word the command does not take is a usage error (exit 2), never a request.
-struct ClientCommandLine {
+package struct ClientCommandLine {
     /// The commands that talk to the service (`audio-device` is the udev rule's).
-    static let commands: Set<String> = ["status", "play", "next", "previous", "stop", "pause", "resume", "volume", "bass", "treble", "audio-device"]
+    package static let commands: Set<String> = ["status", "play", "next", "previous", "stop", "pause", "resume", "volume", "bass", "treble", "audio-device"]
 
-    let request: ControlRequest
-    let socketPath: String
-    let json: Bool
+    package let request: ControlRequest
+    package let socketPath: String
+    package let json: Bool
     /// `status --watch`.
-    let watch: Bool
+    package let watch: Bool
 
     /// `words`: the command and what follows it.
-    init(_ words: [String]) throws(UsageError) {
+    package init(_ words: [String]) throws(UsageError) {
         let name = words.first ?? ""
         let valued: Set = ["socket", "config", "last-good"]
         let flags: Set = ["json"]

@@ -1,12 +1,13 @@
 import FoundationEssentials
 import Glibc
 import PlayolaEngine
+import PlayolaApplianceSupport
 
 /// `playola status|play|next|…` (and the udev rule's `playola audio-device`): sends one command line to
 /// the service's socket and says what now happens (`StatusText`), or prints the answer with `--json`.
 /// Everything — connecting, sending, the answer — happens within `timeout` seconds: a busy or wedged
 /// service is reported, never waited on forever.
-enum ControlClient {
+package enum ControlClient {
     static let defaultTimeout = 5.0
     /// More than any answer the service gives; a peer that sends more is not the service.
     static let maximumAnswer = 1 << 20
@@ -26,12 +27,12 @@ enum ControlClient {
     }
 
     /// The exit statuses of the client commands (doc/operating.md lists them).
-    enum Exit {
+    package enum Exit {
         static let done: Int32 = 0
         /// The service answered with an error (an unknown station, a volume out of range).
         static let refused: Int32 = 1
         /// The command line is wrong (main.swift's usage errors).
-        static let usage: Int32 = 2
+        package static let usage: Int32 = 2
         /// The service could not be reached, did not answer in time, or answered something that is not its protocol.
         static let unreachable: Int32 = 3
     }
@@ -39,7 +40,7 @@ enum ControlClient {
     /// Sends `request`. With `json`, prints the service's answer as it is, or a failure of the same shape
     /// (`{"ok":false,"error":…}`) when there is none; without, `status` prints `StatusText`'s lines and any
     /// other command one line saying what now happens, and errors go to standard error. Returns an `Exit` status.
-    static func run(_ request: ControlRequest, socketPath: String, json: Bool = false, timeout: Double = defaultTimeout) -> Int32 {
+    package static func run(_ request: ControlRequest, socketPath: String, json: Bool = false, timeout: Double = defaultTimeout) -> Int32 {
         do throws(Failure) {
             let text = try exchange(request.line, socketPath: socketPath, timeout: timeout)
             guard let reply = ControlReply.decode(text) else {

@@ -1,4 +1,6 @@
 import PlayolaEngine
+import PlayolaConfig
+import PlayolaApplianceSupport
 
 /// What each control request does: one request line → one answer line.
 enum ControlCommands {

@@ -10,8 +10,8 @@ import PlayolaEngine
 /// A client's request is handed to `handler` as a task; its answer comes back through `ControlCompletions`
 /// and a wake pipe, and the loop writes it. One request per client is in flight at a time, so a client's
 /// commands run in the order it sent them.
-final class ControlLoop: Sendable {
-    struct Limits: Sendable {
+package final class ControlLoop: Sendable {
+    package struct Limits: Sendable {
         /// Clients connected at once; a connection beyond this is answered with an error line and closed.
         var clients = 256
         /// Of those, what one user other than root and the service's may hold.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PlayolaConfig
 
 /// The control protocol's answers: one JSON object per line, always with a boolean `ok`. Built with
 /// JSONEncoder and read with JSONDecoder on both sides, so a title or an error text holding quotes,

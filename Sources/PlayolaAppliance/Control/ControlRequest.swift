@@ -1,11 +1,12 @@
 import FoundationEssentials
 import PlayolaEngine
+import PlayolaApplianceSupport
 
 /// What a client asks the service: one line on the control socket. The client sends this type as JSON
 /// (`{"play":{"station":"porch"}}`); the service also takes the words a person types into the socket
 /// (`play porch --ago 1h`, with socat), read by the same type — one definition of the commands for both
 /// sides. The answer is a `ControlReply` (a `StatusReport` for `status`).
-enum ControlRequest: Codable, Sendable, Equatable {
+package enum ControlRequest: Codable, Sendable, Equatable {
     case status
     /// `ago`: as typed (`1h`); the service checks it, so a bad one is its refusal, with the range in it.
     case play(station: String?, ago: String?)

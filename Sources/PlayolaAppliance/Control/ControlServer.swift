@@ -6,9 +6,9 @@ import PlayolaEngine
 ///
 /// Clients are served concurrently by one poll(2) loop (`ControlLoop`); the commands themselves run as
 /// tasks on the controller, so a slow or silent client never delays another.
-enum ControlServer {
+package enum ControlServer {
     /// Binds `path` and serves on a thread of its own. Throws a message when the socket cannot be made.
-    static func start(path: String, controller: ApplianceController, limits: ControlLoop.Limits = .init()) throws(ControlError) {
+    package static func start(path: String, controller: ApplianceController, limits: ControlLoop.Limits = .init()) throws(ControlError) {
         let fd = try bind(path)
         let loop: ControlLoop
         do {

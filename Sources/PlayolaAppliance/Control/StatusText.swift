@@ -4,9 +4,9 @@ import PlayolaEngine
 /// `playola status` and the commands' one-line answers for people; `--json` prints the service's own
 /// answer instead. Everything here is made from a `StatusReport` the service sent (and the time now, for
 /// how long ago an error happened), nothing else.
-enum StatusText {
+package enum StatusText {
     /// The aligned lines of `playola status`.
-    static func lines(_ report: StatusReport, now: Date = Date()) -> [String] {
+    package static func lines(_ report: StatusReport, now: Date = Date()) -> [String] {
         var rows: [(String, String)] = [("State", state(report))]
         if let station = report.station { rows.append(("Station", "\(station) (\(kind(report)))")) }
         if let stream = report.stream, let problem = stream.problem { rows.append(("Stream", "reconnecting: \(problem)")) }

@@ -1,15 +1,16 @@
 import FoundationEssentials
 import Glibc
+import PlayolaApplianceSupport
 
 /// `playola status --watch`: one line for each change of what the service does (state, station, what plays,
 /// volume, the device), until interrupted. The service has no push channel, so it asks twice a second: a
 /// change shows within half a second. While the service cannot be reached it says so once and keeps asking,
 /// so a restart shows as such.
-enum StatusWatch {
+package enum StatusWatch {
     static let interval: useconds_t = 500_000
 
     /// Never returns unless `changes` is given (tests): then after that many lines.
-    static func run(socketPath: String, json: Bool, changes: Int? = nil) -> Int32 {
+    package static func run(socketPath: String, json: Bool, changes: Int? = nil) -> Int32 {
         var last: String?
         var printed = 0
         while changes.map({ printed < $0 }) ?? true {

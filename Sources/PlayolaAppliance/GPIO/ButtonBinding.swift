@@ -1,3 +1,4 @@
+import PlayolaConfig
 /// What each gesture of a button does. Short and long presses are bound separately, and a press that became
 /// long never also counts as short, so one press never does two things.
 struct ButtonBinding: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import PlayolaConfig
 /// How a button's contact becomes presses, from `[gpio]`.
 struct ButtonTiming: Sendable, Equatable {
     /// A level counts once it has held this long: contacts chatter for a few milliseconds.

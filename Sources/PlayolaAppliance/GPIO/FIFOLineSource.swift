@@ -1,5 +1,6 @@
 import Glibc
 import PlayolaEngine
+import PlayolaConfig
 
 /// Lines played from a named pipe, for end-to-end tests of the running service on machines without GPIO
 /// (`[gpio] chip = fake:/path/to/fifo`). Each line written to the pipe is `NAME LEVEL`, like `GPIO17 0`: that

@@ -2,12 +2,12 @@ import CGPIO
 import Glibc
 
 /// What the kernel says about a chip: `gpiochip0 [pinctrl-bcm2711] (58 lines)`.
-struct GPIOChipInfo: Sendable, Equatable, CustomStringConvertible {
+package struct GPIOChipInfo: Sendable, Equatable, CustomStringConvertible {
     var name: String
     var label: String
     var lines: Int
 
-    var description: String { "\(name) [\(label)] (\(lines) lines)" }
+    package var description: String { "\(name) [\(label)] (\(lines) lines)" }
 }
 
 /// What the kernel says about one line.

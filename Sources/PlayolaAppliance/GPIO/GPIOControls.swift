@@ -1,3 +1,5 @@
+import PlayolaConfig
+import PlayolaApplianceSupport
 /// The buttons, encoder and encoder switch of a `GPIOConfig`: line events and the passing of time in,
 /// actions out. No thread and no clock of its own, so a script drives it exactly as the hardware does.
 struct GPIOControls: Sendable {

@@ -1,10 +1,11 @@
 import Glibc
 import PlayolaEngine
+import PlayolaConfig
 
 /// Why the buttons, encoder or LEDs could not be set up. Each message names the chip and the line, and
 /// lists the chips there are when the one asked for is not among them, so the config can be fixed from the
 /// log alone.
-enum GPIOError: Error, Equatable, CustomStringConvertible {
+package enum GPIOError: Error, Equatable, CustomStringConvertible {
     case noChip(String, chips: [GPIOChipInfo])
     case chipUnavailable(String, errno: Int32)
     /// A line given by name that no chip (or not `chip`) has.
@@ -18,7 +19,7 @@ enum GPIOError: Error, Equatable, CustomStringConvertible {
     /// `chip = fake:PATH`.
     case fakeSource(path: String, errno: Int32)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .noChip(let chip, let chips):
             "no chip '\(chip)'; \(Self.list(chips))"

@@ -1,9 +1,10 @@
 import Glibc
 import PlayolaEngine
+import PlayolaConfig
 
 /// What went wrong on the lines while the GPIO thread runs. The GPIO layer says it through
 /// `GPIOActions.fault` and does not log: the service turns faults into (rate-limited) log lines.
-enum GPIOFault: Sendable, Equatable, CustomStringConvertible {
+package enum GPIOFault: Sendable, Equatable, CustomStringConvertible {
     case poll(errno: Int32)
     /// The chip's descriptors stopped reporting (an unplugged USB GPIO board).
     case stoppedReporting(chip: String)
@@ -13,10 +14,10 @@ enum GPIOFault: Sendable, Equatable, CustomStringConvertible {
     case fakeLine(path: String, text: String)
 
     /// A problem of the input rather than of the machine.
-    var isWarning: Bool { if case .fakeLine = self { true } else { false } }
+    package var isWarning: Bool { if case .fakeLine = self { true } else { false } }
 
     /// Groups the repeats of one fault for the log's rate limit; nil for one said once each time.
-    var key: String? {
+    package var key: String? {
         switch self {
         case .poll: "gpio-poll"
         case .readingEdges: "gpio-read"
@@ -25,7 +26,7 @@ enum GPIOFault: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    var description: String {
+    package var description: String {
         switch self {
         case .poll(let code): "gpio: poll: \(Errno(code))"
         case .stoppedReporting(let chip): "gpio: lines of \(chip) stopped reporting"

@@ -1,4 +1,5 @@
 import PlayolaEngine
+import PlayolaConfig
 
 /// A level change on an input line.
 struct LineEvent: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import PlayolaConfig
 /// One turn of the GPIO thread: set the LEDs, wait for an edge no longer than until the next thing falls
 /// due, and hand what happened to the actions. Separate from the thread so tests can turn it on a
 /// scripted clock.

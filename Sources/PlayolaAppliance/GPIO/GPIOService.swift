@@ -1,10 +1,11 @@
 import Dispatch
 import PlayolaEngine
 import Synchronization
+import PlayolaConfig
 
 /// What the buttons, encoder and LEDs do to the rest of the appliance. All called on the GPIO thread, which
 /// also times the buttons: hand work on (to a Task) rather than wait for it here.
-struct GPIOActions: Sendable {
+package struct GPIOActions: Sendable {
     var perform: @Sendable (ButtonAction) -> Void
     /// A volume change in percentage points: ±`GPIOControls.volumePerDetent` per detent, with
     /// `encoder_action = volume` (with `station`, detents come to `perform` as next/previous station).
@@ -15,10 +16,22 @@ struct GPIOActions: Sendable {
     var networkTrouble: @Sendable () -> Bool = { false }
     /// A fault on the lines while the thread runs (for the log).
     var fault: @Sendable (GPIOFault) -> Void = { _ in }
+
+    package init(
+        perform: @escaping @Sendable (ButtonAction) -> Void, encoderStep: @escaping @Sendable (Int) -> Void,
+        ledState: @escaping @Sendable () -> LEDState, networkTrouble: @escaping @Sendable () -> Bool = { false },
+        fault: @escaping @Sendable (GPIOFault) -> Void = { _ in }
+    ) {
+        self.perform = perform
+        self.encoderStep = encoderStep
+        self.ledState = ledState
+        self.networkTrouble = networkTrouble
+        self.fault = fault
+    }
 }
 
 /// The buttons, encoder and LEDs, on one thread of their own that sleeps until the next edge or deadline.
-final class GPIOService: Sendable {
+package final class GPIOService: Sendable {
     /// How often the LED state is read when nothing else wakes the thread, and so how soon `stop` is seen.
     static let pollInterval = 0.25
 
@@ -30,7 +43,7 @@ final class GPIOService: Sendable {
 
     /// Requests the configured lines (from a named pipe with `chip = fake:PATH`) and starts the thread. Does
     /// nothing when no line is configured.
-    static func start(config: GPIOConfig, led: ApplianceConfig.LED, actions: GPIOActions) throws(GPIOError) -> GPIOService {
+    package static func start(config: GPIOConfig, led: ApplianceConfig.LED, actions: GPIOActions) throws(GPIOError) -> GPIOService {
         let inputs = GPIOControls.inputs(of: config), outputs = LEDDriver(led).lines
         guard !inputs.isEmpty || !outputs.isEmpty else { return GPIOService(finished: nil) }
         if let path = FIFOLineSource.path(ofChip: config.chip) {
@@ -63,7 +76,7 @@ final class GPIOService: Sendable {
 
     /// Stops the thread and releases the lines, the LEDs dark; returns once they are free, within about
     /// `pollInterval`.
-    func stop() {
+    package func stop() {
         guard let finished, !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         finished.wait()
     }

@@ -1,3 +1,4 @@
+import PlayolaConfig
 /// The `[led]` outputs: which level each should have now, and when that next changes. Writes only changes,
 /// so a steady LED costs nothing.
 struct LEDDriver: Sendable {

@@ -1,5 +1,5 @@
 /// What the status LED shows.
-enum LEDState: Sendable, Equatable, CaseIterable {
+package enum LEDState: Sendable, Equatable, CaseIterable {
     case playing, loading, waitingForDevice, idle, paused, error
 }
 

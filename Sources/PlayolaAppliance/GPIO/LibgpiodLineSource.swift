@@ -1,5 +1,6 @@
 import Glibc
 import PlayolaEngine
+import PlayolaConfig
 
 /// The lines of a real board through libgpiod: every input's event descriptors polled from the one thread
 /// that calls `nextEvent`.

@@ -1,5 +1,9 @@
 import PlayolaEngine
 import Synchronization
+import PlayolaGPIO
+import PlayolaControl
+import PlayolaConfig
+import PlayolaApplianceSupport
 
 /// The GPIO buttons, encoder and LEDs, restarted when the config is re-read.
 final class Buttons: Sendable {

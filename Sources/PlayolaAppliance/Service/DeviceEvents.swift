@@ -1,5 +1,6 @@
 import PlayolaEngine
 import Synchronization
+import PlayolaApplianceSupport
 
 /// The engine's device events → the log (once per change) and systemd's STATUS (`PlayerStack` hands them to the player).
 /// While the device is away, each distinct reason a failed attempt gives is said once (with how long the device

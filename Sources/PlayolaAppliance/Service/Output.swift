@@ -1,3 +1,5 @@
+import PlayolaApplianceSupport
+import PlayolaConfig
 import PlayolaEngine
 
 /// Where the audio goes: the configured ALSA device (opened again each time it comes back), or a WAV file

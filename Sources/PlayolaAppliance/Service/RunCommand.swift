@@ -2,6 +2,10 @@ import FoundationEssentials
 import Glibc
 import PlayolaEngine
 import Synchronization
+import PlayolaGPIO
+import PlayolaControl
+import PlayolaConfig
+import PlayolaApplianceSupport
 
 /// `playola run`: the service. Reads the config, opens the audio device, restores the last station and
 /// plays; listens to the control socket and to signals; tells systemd when it is ready and feeds the

@@ -1,6 +1,9 @@
 import FoundationEssentials
 import Glibc
 import PlayolaEngine
+import PlayolaControl
+import PlayolaConfig
+import PlayolaApplianceSupport
 
 /// `playola update FILE|URL` and `playola update --check`: the A/B firmware update where there is a root
 /// shell, and the daily look at `[update] url` (playola-update-check.timer). Verifying, writing the other slot

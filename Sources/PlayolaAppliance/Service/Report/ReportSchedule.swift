@@ -1,3 +1,4 @@
+import PlayolaControl
 /// When `playola-report.txt` is written: once the service has settled after its start (it plays, is paused or
 /// stopped, or has failed; or a minute has passed whatever it does), then only when what it does changes,
 /// and at most once a minute, so a card is not worn by a radio that just plays, nor by one whose error flaps.

@@ -6,13 +6,13 @@ import PlayolaEngine
 /// survives a power cut at any instant: the reader finds the old file or the new one, never neither and
 /// never a mix, because the new bytes reach the disk under a temporary name before `rename` swaps them in,
 /// and the directory is synced so the swap itself is on the disk when `write` returns.
-enum WholeFile {
-    enum ReadProblem: Error, Equatable, CustomStringConvertible {
+package enum WholeFile {
+    package enum ReadProblem: Error, Equatable, CustomStringConvertible {
         case missing
         case unreadable(reason: String)
         case tooLarge(limit: Int)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .missing: "does not exist"
             case .unreadable(let reason): "cannot be read: \(reason)"
@@ -23,7 +23,7 @@ enum WholeFile {
 
     /// The file's bytes; more than `limit` is refused before it is read, so a wrong path (a device, a
     /// disk image) never sizes an allocation.
-    static func read(_ path: String, limit: Int) -> Result<Data, ReadProblem> {
+    package static func read(_ path: String, limit: Int) -> Result<Data, ReadProblem> {
         do {
             let file = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK)
             defer { file.close() }
@@ -36,8 +36,8 @@ enum WholeFile {
 
     /// Why a write did not complete. Before `.syncDirectory` the target is untouched; at `.syncDirectory` it
     /// holds the new bytes, which a power cut may still undo.
-    struct WriteError: Error, Equatable, CustomStringConvertible {
-        enum Step: String, Sendable {
+    package struct WriteError: Error, Equatable, CustomStringConvertible {
+        package enum Step: String, Sendable {
             case create = "creating a temporary file beside it"
             case write = "writing the temporary file"
             case sync = "syncing the temporary file"
@@ -45,16 +45,22 @@ enum WholeFile {
             case syncDirectory = "syncing its directory"
         }
 
-        var path: String
-        var step: Step
-        var reason: Errno
+        package var path: String
+        package var step: Step
+        package var reason: Errno
 
-        var description: String { "cannot write \(path) (\(step.rawValue)): \(reason)" }
+        package init(path: String, step: Step, reason: Errno) {
+            self.path = path
+            self.step = step
+            self.reason = reason
+        }
+
+        package var description: String { "cannot write \(path) (\(step.rawValue)): \(reason)" }
     }
 
     /// Replaces `path` with `data`: a new temporary file, fsync, rename over `path`, fsync of the directory.
     /// `mode` is the file's permission bits (the umask does not apply).
-    static func write(_ data: Data, to path: String, mode: mode_t) throws(WriteError) {
+    package static func write(_ data: Data, to path: String, mode: mode_t) throws(WriteError) {
         // A new temporary name each time, so two writers (or a leftover from a cut) never share one.
         var temporary = ""
         var created: FileDescriptor?
@@ -93,7 +99,7 @@ enum WholeFile {
     }
 
     /// Makes a rename (or unlink) in `path`'s directory durable.
-    static func syncDirectory(of path: String) throws(WriteError) {
+    package static func syncDirectory(of path: String) throws(WriteError) {
         do { try syncToDisk(directory(of: path), O_DIRECTORY) } catch { throw WriteError(path: path, step: .syncDirectory, reason: error) }
     }
 
@@ -102,13 +108,13 @@ enum WholeFile {
 
     /// Deletes the temporary files a write to `path` left behind when it was cut off (a crash, a power cut).
     /// Call it only where nothing else is writing `path`: at start-up.
-    static func removeLeftovers(of path: String) {
+    package static func removeLeftovers(of path: String) {
         let folder = directory(of: path)
         let prefix = String(path.dropFirst(folder == "/" ? 1 : folder.count + 1)) + temporarySuffix
         for name in (try? directoryNames(folder)) ?? [] where name.hasPrefix(prefix) { unlink((folder == "/" ? "" : folder) + "/" + name) }
     }
 
-    static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }

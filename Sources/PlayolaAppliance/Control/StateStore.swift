@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import PlayolaEngine
+import PlayolaApplianceSupport
 
 /// What survives a restart: the station last played, whether it was playing, the volume.
 struct ApplianceState: Codable, Equatable, Sendable {
@@ -83,8 +84,8 @@ struct StateStore: Sendable {
 }
 
 /// The device id reported with listening sessions: a UUID made once and kept in the state directory.
-enum DeviceIdentity {
-    static func load(directory: String) -> String {
+package enum DeviceIdentity {
+    package static func load(directory: String) -> String {
         let path = directory + "/device-id"
         WholeFile.removeLeftovers(of: path)
         switch WholeFile.read(path, limit: 4096) {

@@ -1,5 +1,5 @@
 /// What a button (or the encoder in station mode) asks the appliance to do.
-enum ButtonAction: Sendable, Equatable {
+package enum ButtonAction: Sendable, Equatable {
     case nextStation, previousStation, stop, interrupt, volumeUp, volumeDown, shutdown
     case station(String)
 

@@ -1,6 +1,6 @@
 /// `90s`, `15m`, `1h`, `2h30m` → seconds; nil unless positive and finite (a digit string too long for a
 /// Double would otherwise be infinity).
-func parseDuration(_ text: String) -> Double? {
+package func parseDuration(_ text: String) -> Double? {
     var total = 0.0
     var number = ""
     for character in text {
@@ -22,9 +22,9 @@ func parseDuration(_ text: String) -> Double? {
     return total > 0 && total.isFinite ? total : nil
 }
 
-enum DurationText {
+package enum DurationText {
     /// `30d`, `2h`, `90s`: the largest whole unit, for the ranges named in messages.
-    static func describe(_ seconds: Double) -> String {
+    package static func describe(_ seconds: Double) -> String {
         for (unit, size) in [("d", 86_400.0), ("h", 3600), ("m", 60)] where seconds >= size && seconds.truncatingRemainder(dividingBy: size) == 0 {
             return "\(Int(seconds / size))\(unit)"
         }

@@ -1,14 +1,15 @@
 import FoundationEssentials
 import PlayolaEngine
+import PlayolaConfig
 
 /// The appliance's one point of control: the configured stations, which one plays, the volume, and what
 /// survives a restart. The control socket, signals and buttons all come here; it turns them into
 /// `StationPlayer` commands and keeps the state file.
-actor ApplianceController {
+package actor ApplianceController {
     private(set) var config: ApplianceConfig
     /// Where the configuration came from, and the INI's first error while it has one.
     private(set) var configStatus: ConfigStatus
-    let player: StationPlayer
+    package nonisolated let player: StationPlayer
     let engine: LiveEngine
     let cache: AudioCache
     let api: PlayolaAPI
@@ -24,7 +25,7 @@ actor ApplianceController {
     private(set) var lastErrorAt: Date?
     private let started = monotonicSeconds()
 
-    init(
+    package init(
         config: ApplianceConfig, configStatus: ConfigStatus, player: StationPlayer, engine: LiveEngine, cache: AudioCache,
         api: PlayolaAPI, device: String
     ) {
@@ -41,7 +42,7 @@ actor ApplianceController {
     }
 
     /// Boot-to-play: the last station and its playing/stopped state, else the configured default.
-    func boot() async {
+    package func boot() async {
         saved = store.load()
         if let saved, let name = saved.station, let index = config.stations.firstIndex(where: { $0.name == name }) {
             stationIndex = index
@@ -127,13 +128,13 @@ actor ApplianceController {
         await player.setTone(bass: tone.bass, treble: tone.treble)
     }
 
-    func noteError(_ message: String, at date: Date = Date()) {
+    package func noteError(_ message: String, at date: Date = Date()) {
         lastError = message
         lastErrorAt = date
     }
 
     /// A button (or the encoder in station mode).
-    func handle(_ action: ButtonAction) async {
+    package func handle(_ action: ButtonAction) async {
         switch action {
         case .nextStation: await next()
         case .previousStation: await previous()
@@ -150,12 +151,12 @@ actor ApplianceController {
     }
 
     /// Relative volume inside the actor, so quick encoder turns never lose a step.
-    func changeVolume(by points: Int) async { await setVolume(volume + points) }
+    package func changeVolume(by points: Int) async { await setVolume(volume + points) }
 
     func audioDeviceChanged() { engine.wakeProbe() }
 
     /// SIGHUP: a new config applies without interrupting playback when the playing station is unchanged.
-    func reload(_ new: ApplianceConfig, status: ConfigStatus) async {
+    package func reload(_ new: ApplianceConfig, status: ConfigStatus) async {
         configStatus = status
         let playing = currentStation
         let old = config
@@ -175,10 +176,10 @@ actor ApplianceController {
     }
 
     /// SIGHUP with an INI that has errors: the configuration stays; status says why.
-    func noteConfig(_ status: ConfigStatus) { configStatus = status }
+    package func noteConfig(_ status: ConfigStatus) { configStatus = status }
 
     /// SIGTERM: stop cleanly (the listening session ends with the playing state).
-    func shutdown() async {
+    package func shutdown() async {
         await player.stop()
     }
 
@@ -208,7 +209,7 @@ actor ApplianceController {
 
     // MARK: status
 
-    func status() async -> StatusReport {
+    package func status() async -> StatusReport {
         let state = await player.state
         let next = await player.nextSpin
         let usage = cache.usage
@@ -243,13 +244,13 @@ actor ApplianceController {
     }
 }
 
-enum ControlError: Error, CustomStringConvertible {
+package enum ControlError: Error, CustomStringConvertible {
     case unknownStation(String, known: [String])
     /// `play --ago` for a stream or a local folder (`kind`), which have no past schedule.
     case agoNeedsPlayola(station: String, kind: String)
     case usage(String)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .unknownStation(let name, let known): "no station '\(name)'; stations are: \(known.joined(separator: ", "))"
         case .agoNeedsPlayola(let station, let kind): "--ago needs a Playola station: '\(station)' is \(kind)"
@@ -259,7 +260,7 @@ enum ControlError: Error, CustomStringConvertible {
 }
 
 /// What `playola status` prints.
-struct StatusReport: Codable, Sendable {
+package struct StatusReport: Codable, Sendable {
     struct SpinInfo: Codable, Sendable {
         var title: String
         var artist: String
@@ -312,11 +313,11 @@ struct StatusReport: Codable, Sendable {
     }
 
     /// The station's server and the network (`StationPlayer.network`); nil while there is nothing to say.
-    struct NetworkInfo: Codable, Sendable {
+    package struct NetworkInfo: Codable, Sendable {
         /// false while the station's server cannot be reached (or gives no usable answer); absent for a
         /// station without a server (a local folder) or none.
         var reachable: Bool?
-        var lastError: String?
+        package var lastError: String?
         /// When `lastError` happened (ISO 8601, UTC).
         var lastErrorAt: String?
 
@@ -329,7 +330,7 @@ struct StatusReport: Codable, Sendable {
     }
 
     /// `PlayerState` without what it carries (that is in `spin`, `reason`, `progress`, `lastError`).
-    enum State: String, Codable, Sendable {
+    package enum State: String, Codable, Sendable {
         case idle, loading, playing, paused, error
 
         init(_ state: PlayerState) {
@@ -345,31 +346,31 @@ struct StatusReport: Codable, Sendable {
 
     /// The control protocol's outcome field, which every answer carries.
     var ok = true
-    var state: State
-    var station: String?
+    package var state: State
+    package var station: String?
     /// The station's INI `type`: `playola`, `local` or `stream`.
     var stationType: String?
     /// Tone controls in dB (0: flat).
     var bass: Double?
     var treble: Double?
     var device: String
-    var deviceAvailable: Bool
+    package var deviceAvailable: Bool
     var volume: Int
     var uptime: Int
-    var lastError: String?
+    package var lastError: String?
     /// When `lastError` happened (ISO 8601, UTC).
     var lastErrorAt: String?
     /// What the open device negotiated: its rate (Hz) and sample format (`s16`, `s24`, `s32`, `float32`).
     var deviceRate: Int?
     var deviceFormat: String?
-    var network: NetworkInfo?
-    var config: ConfigStatus
+    package var network: NetworkInfo?
+    package var config: ConfigStatus
     var cache: CacheInfo
     var spin: SpinInfo?
     var next: SpinInfo?
-    var reason: PauseReason?
+    package var reason: PauseReason?
     var progress: Double?
     var stream: StreamStatus?
     /// The firmware update's last word (`UpdateStatus`): installing, running from a slot, rolled back.
-    var update: String?
+    package var update: String?
 }

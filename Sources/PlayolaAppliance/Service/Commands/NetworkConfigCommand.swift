@@ -1,6 +1,8 @@
 import FoundationEssentials
 import Glibc
 import PlayolaEngine
+import PlayolaConfig
+import PlayolaApplianceSupport
 
 /// `playola network-config`: the INI's Wi-Fi as wpa_supplicant's file, run as root at boot before Wi-Fi
 /// starts. The INI is read and checked by the very code `check-config` runs, so what the board is handed is

@@ -1,6 +1,8 @@
 import FoundationEssentials
 import Glibc
 import PlayolaEngine
+import PlayolaControl
+import PlayolaApplianceSupport
 
 /// Keeps `PLAYOLA_REPORT` (playola.service: /run/playola/report.txt) as `ReportSchedule` says: the service's
 /// half of `playola-report.txt`. Looks every few seconds; a report that cannot be written is said once in the

@@ -1,3 +1,5 @@
+import PlayolaConfig
+import PlayolaApplianceSupport
 /// `playola check-config [FILE]`: every problem in the config file, without starting anything.
 enum CheckConfigCommand {
     static let help = """

@@ -1,5 +1,7 @@
 import FoundationEssentials
 import PlayolaEngine
+import PlayolaControl
+import PlayolaApplianceSupport
 
 /// `playola-report.txt`, the one thing of the box an owner can read on any computer: its FAT partition. What
 /// runs (version and slot), what plays or why nothing does (the lines of `playola status`) and the last log
@@ -7,7 +9,7 @@ import PlayolaEngine
 /// image copies those bytes, uninterpreted, onto the card (image/files/usr/lib/playola/card-report).
 enum CardReport {
     /// The log lines kept for it, and the characters kept of each.
-    static let logLines = 50
+    static let logLines = Log.keptLines
     static let logLineLength = 300
     /// The most the file holds, in bytes (the helper copies no more).
     static let limit = 32 * 1024

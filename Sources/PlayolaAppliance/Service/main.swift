@@ -1,6 +1,9 @@
 import CMalloc
 import Glibc
 import PlayolaEngine
+import PlayolaControl
+import PlayolaConfig
+import PlayolaApplianceSupport
 
 let usage = """
     usage: playola <command> [options]

@@ -8,17 +8,17 @@ import PlayolaEngine
 ///
 /// Sendable without a lock: every stored property is an immutable value, and concurrent `sendto` calls on
 /// one datagram socket are atomic per datagram in the kernel.
-final class SystemdNotifier: Sendable {
+package final class SystemdNotifier: Sendable {
     private let socket: Int32
     private let address: UnixSocketAddress?
     /// Seconds within which systemd expects `WATCHDOG=1`, or nil when the service has no watchdog.
-    let watchdogInterval: Double?
+    package let watchdogInterval: Double?
 
     var isEnabled: Bool { socket >= 0 }
 
     /// Reads the environment once, at start-up: getenv races with setenv, and nothing in the appliance sets
     /// these variables, so reading them early and never again is the safe way.
-    convenience init() {
+    package convenience init() {
         self.init(
             socketPath: Self.environment("NOTIFY_SOCKET"),
             watchdogMicroseconds: Self.environment("WATCHDOG_USEC"),
@@ -53,21 +53,21 @@ final class SystemdNotifier: Sendable {
     }
 
     @discardableResult
-    func ready(status: String) -> Bool { send("READY=1\nSTATUS=\(Self.oneLine(status))") }
+    package func ready(status: String) -> Bool { send("READY=1\nSTATUS=\(Self.oneLine(status))") }
 
     @discardableResult
-    func status(_ text: String) -> Bool { send("STATUS=\(Self.oneLine(text))") }
+    package func status(_ text: String) -> Bool { send("STATUS=\(Self.oneLine(text))") }
 
     @discardableResult
-    func watchdog() -> Bool { send("WATCHDOG=1") }
+    package func watchdog() -> Bool { send("WATCHDOG=1") }
 
     @discardableResult
-    func stopping() -> Bool { send("STOPPING=1") }
+    package func stopping() -> Bool { send("STOPPING=1") }
 
     /// systemd ≥ 253 matches the reload to this timestamp (and 252, Debian 12's, ignores the extra line).
     /// The service must send `ready(status:)` again once the reload is done.
     @discardableResult
-    func reloading() -> Bool {
+    package func reloading() -> Bool {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let microseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000

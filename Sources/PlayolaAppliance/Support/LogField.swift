@@ -2,8 +2,8 @@
 /// request) made safe to put in a log line: every control character is escaped, so a `\n<0>` in a title
 /// cannot start a journal line of its own (at emergency priority), and a terminal escape cannot reach a
 /// console.
-enum LogField {
-    static func escaped(_ text: String) -> String {
+package enum LogField {
+    package static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: { isControl($0) || $0 == "\\" }) else { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count + 8)

@@ -1,12 +1,12 @@
 /// Plain `--name value` options, `--name` flags and positional words, parsed without outside packages.
-struct Arguments {
-    private(set) var options: [String: String] = [:]
-    private(set) var flags: Set<String> = []
-    private(set) var positional: [String] = []
+package struct Arguments {
+    package private(set) var options: [String: String] = [:]
+    package private(set) var flags: Set<String> = []
+    package private(set) var positional: [String] = []
 
     /// `valued` lists the options that take a value, `flags` those that take none; any other `--word`, and
     /// more than `positionalLimit` other words, is a usage error, so a mistyped option is said, never ignored.
-    init(_ words: [String], valued: Set<String>, flags allowedFlags: Set<String> = ["help"], positionalLimit: Int = 0) throws(UsageError) {
+    package init(_ words: [String], valued: Set<String>, flags allowedFlags: Set<String> = ["help"], positionalLimit: Int = 0) throws(UsageError) {
         var index = 0
         while index < words.count {
             let word = words[index]
@@ -34,14 +34,14 @@ struct Arguments {
         if positional.count > positionalLimit { throw UsageError("unexpected '\(LogField.escaped(positional[positionalLimit]))'") }
     }
 
-    func required(_ name: String) throws(UsageError) -> String {
+    package func required(_ name: String) throws(UsageError) -> String {
         guard let value = options[name] else { throw UsageError("--\(name) is required") }
         return value
     }
 
     /// `--name SECONDS`, a finite number above 0 and at most `maximum`, or nil when not given. Checked
     /// here, once, so no caller converts NaN, infinity or 1e300 into an integer (a trap).
-    func seconds(_ name: String, maximum: Double) throws(UsageError) -> Double? {
+    package func seconds(_ name: String, maximum: Double) throws(UsageError) -> Double? {
         guard let text = options[name] else { return nil }
         guard let value = Double(text), value.isFinite, value > 0, value <= maximum else {
             throw UsageError("--\(name): a number of seconds above 0 and at most \(Int(maximum)), not '\(text)'")
@@ -50,11 +50,11 @@ struct Arguments {
     }
 }
 
-struct UsageError: Error, CustomStringConvertible {
-    var description: String
+package struct UsageError: Error, CustomStringConvertible {
+    package var description: String
     /// The text names the command itself (`volume takes a percentage …`), so it is not said again before it.
-    var namesCommand: Bool
-    init(_ description: String, namesCommand: Bool = false) {
+    package var namesCommand: Bool
+    package init(_ description: String, namesCommand: Bool = false) {
         self.description = description
         self.namesCommand = namesCommand
     }

@@ -1,11 +1,11 @@
 /// A GPIO line, as its name (needs no chip) or its offset on the chip.
-enum LineRef: Sendable, Hashable, CustomStringConvertible {
+package enum LineRef: Sendable, Hashable, CustomStringConvertible {
     case name(String)
     case offset(Int)
 
     /// `GPIO17` or `17`. A name must end in a digit, as board line names do (GPIO17, PA7, P9_12): that keeps a
     /// slip like `volume_up = yes` from passing as a line name.
-    init?(parsing text: String) {
+    package init?(parsing text: String) {
         if let offset = ConfigValue.wholeNumber(Substring(text)) {
             self = .offset(offset)
             return
@@ -16,7 +16,7 @@ enum LineRef: Sendable, Hashable, CustomStringConvertible {
         self = .name(text)
     }
 
-    var description: String {
+    package var description: String {
         switch self {
         case .name(let name): name
         case .offset(let offset): "offset \(offset)"

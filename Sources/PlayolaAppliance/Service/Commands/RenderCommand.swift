@@ -1,6 +1,8 @@
 import FoundationEssentials
 import Glibc
 import PlayolaEngine
+import PlayolaConfig
+import PlayolaApplianceSupport
 
 /// `playola render`: a schedule rendered in virtual time to a WAV file or the null sink.
 enum RenderCommand {
@@ -102,14 +104,4 @@ func parseByteSize(_ text: String, option: String, range: ClosedRange<Int64>) th
         throw UsageError("\(option): a size like 64M from \(ByteCountText.describe(range.lowerBound)) to \(ByteCountText.describe(range.upperBound)), not '\(text)'")
     }
     return bytes
-}
-
-enum ByteCountText {
-    /// `16M`, `1024G`: the largest binary unit that divides the count.
-    static func describe(_ bytes: Int64) -> String {
-        for (unit, shift) in [("G", Int64(30)), ("M", 20), ("k", 10)] where bytes >= 1 << shift && bytes % (1 << shift) == 0 {
-            return "\(bytes >> shift)\(unit)"
-        }
-        return "\(bytes)"
-    }
 }

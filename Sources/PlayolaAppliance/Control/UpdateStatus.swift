@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import PlayolaApplianceSupport
 
 /// The firmware update's line in `playola status`: what the image's root-side update units
 /// (`/usr/lib/playola/firmware-update`) last said. While an install runs its progress is in RAM
@@ -7,7 +8,7 @@ import Glibc
 /// persistent partition (`/var/lib/persistent/update/status`), which both slots share, so a board that
 /// rolled back still says why. Each file holds one line written by root; the service only reads it, and
 /// shows at most its first line, cut and stripped of control characters.
-enum UpdateStatus {
+package enum UpdateStatus {
     /// The files, first found wins; `PLAYOLA_UPDATE_STATUS` (colon-separated) replaces them in tests.
     static var files: [String] {
         if let paths = getenv("PLAYOLA_UPDATE_STATUS").map({ String(cString: $0) }), !paths.isEmpty {
@@ -17,12 +18,12 @@ enum UpdateStatus {
     }
 
     /// The outcome's file, which lasts (the last of `files`).
-    static var outcomeFile: String { files.last ?? "/var/lib/persistent/update/status" }
+    package static var outcomeFile: String { files.last ?? "/var/lib/persistent/update/status" }
 
     static let longest = 200
 
     /// The line to show, nil when no update ever ran (a package install has neither file).
-    static func current(files: [String] = files) -> String? {
+    package static func current(files: [String] = files) -> String? {
         for path in files {
             guard case .success(let bytes) = WholeFile.read(path, limit: 4096) else { continue }
             if let line = line(of: bytes) { return line }

@@ -6,22 +6,24 @@ import Synchronization
 /// Log lines to stderr with syslog priority prefixes (`<3>`…`<7>`), which journald turns into
 /// priorities. Rate-limited per message key: a device that keeps failing says so a few times, then once
 /// a minute with a count, so the journal never fills with a storm.
-final class Log: Sendable {
-    enum Level: Int, Comparable, Sendable {
+package final class Log: Sendable {
+    package enum Level: Int, Comparable, Sendable {
         case error = 3, warning = 4, notice = 5, info = 6, debug = 7
-        static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+        package static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
     }
 
     static let shared = Log()
-    let threshold = Atomic<Int>(Level.info.rawValue)
+    package let threshold = Atomic<Int>(Level.info.rawValue)
     private let limits = Mutex<[String: (count: Int, windowStart: Double, suppressed: Int)]>([:])
     /// Lines per key per window before suppression.
     private let burst = 3
     private let window = 60.0
+    /// How many of the last lines are kept, for the card's report.
+    package static let keptLines = 50
     /// The last lines written, with their time, for the card's report (CardReport).
     private let kept = Mutex<[String]>([])
 
-    func callAsFunction(_ level: Level, _ message: String, key: String? = nil) {
+    package func callAsFunction(_ level: Level, _ message: String, key: String? = nil) {
         guard level.rawValue <= threshold.load(ordering: .relaxed) else { return }
         var line = message
         if let key {
@@ -53,15 +55,15 @@ final class Log: Sendable {
         let stamped = PlayolaDate.format(Date()) + " " + text
         kept.withLock { lines in
             lines.append(stamped)
-            if lines.count > CardReport.logLines { lines.removeFirst(lines.count - CardReport.logLines) }
+            if lines.count > Log.keptLines { lines.removeFirst(lines.count - Log.keptLines) }
         }
     }
 
-    /// The last lines written (at most `CardReport.logLines`), oldest first.
-    func recent() -> [String] { kept.withLock { $0 } }
+    /// The last lines written (at most `Log.keptLines`), oldest first.
+    package func recent() -> [String] { kept.withLock { $0 } }
 
     /// The longest line written, in characters.
     static let maxLine = 1000
 }
 
-let log = Log.shared
+package let log = Log.shared
