@@ -16,6 +16,11 @@ func applianceLayer(_ name: String, _ folder: String, _ dependencies: [Target.De
     .target(name: name, dependencies: dependencies, path: "Sources/PlayolaAppliance/\(folder)")
 }
 
+/// The tests of one layer: Tests/<layer>Tests, with the engine's public API and the shared test helpers.
+func layerTests(_ layer: String, also: [Target.Dependency] = []) -> Target {
+    .testTarget(name: "\(layer)Tests", dependencies: [.target(name: layer), "PlayolaEngine", "PlayolaTestSupport"] + also)
+}
+
 let package = Package(
     name: "PlayolaAppliance",
     platforms: [.macOS(.v15)],
@@ -84,9 +89,28 @@ let package = Package(
         .target(name: "PlayolaFuzzTargets", dependencies: ["PlayolaEngine", "COgg"], path: "Fuzz/Targets"),
         .target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"),
         .executableTarget(name: "playola-fuzz", dependencies: ["PlayolaFuzzTargets", "CFuzzerDriver"], path: "Fuzz/Driver"),
-        .testTarget(name: "PlayolaEngineTests", dependencies: ["PlayolaEngine", "PlayolaFuzzTargets"]),
-        .testTarget(name: "PlayolaApplianceTests", dependencies: [
-            "PlayolaAppliance", "PlayolaApplianceSupport", "PlayolaConfig", "PlayolaGPIO", "PlayolaControl", "PlayolaEngine", "CGPIO",
+        // The tests: one target per layer, each in its folder Tests/<layer>Tests, and the end-to-end tests
+        // (the playola executable run as a process against real servers), over the helpers they share.
+        .target(name: "PlayolaTestSupport", dependencies: ["PlayolaEngine"], path: "Tests/PlayolaTestSupport"),
+        layerTests("PlayolaSupport"),
+        layerTests("PlayolaModel"),
+        layerTests("PlayolaDecoding", also: ["PlayolaFuzzTargets"]),
+        layerTests("PlayolaOutput"),
+        layerTests("PlayolaMixer"),
+        layerTests("PlayolaCache"),
+        layerTests("PlayolaNetwork"),
+        layerTests("PlayolaStreaming"),
+        layerTests("PlayolaSchedule"),
+        layerTests("PlayolaLive"),
+        layerTests("PlayolaEngine"),
+        layerTests("PlayolaApplianceSupport"),
+        layerTests("PlayolaConfig", also: ["PlayolaApplianceSupport"]),
+        layerTests("PlayolaGPIO", also: ["PlayolaApplianceSupport", "PlayolaConfig", "CGPIO"]),
+        layerTests("PlayolaControl", also: ["PlayolaApplianceSupport", "PlayolaConfig"]),
+        layerTests("PlayolaAppliance", also: ["PlayolaApplianceSupport", "PlayolaConfig", "PlayolaControl"]),
+        .testTarget(name: "PlayolaEndToEndTests", dependencies: [
+            "PlayolaAppliance", "PlayolaApplianceSupport", "PlayolaConfig", "PlayolaGPIO", "PlayolaControl", "PlayolaEngine",
+            "PlayolaTestSupport",
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,9 +4,9 @@ import Foundation
 @testable import PlayolaApplianceSupport
 @testable import PlayolaConfig
 @testable import PlayolaControl
-@testable import PlayolaGPIO
 import PlayolaEngine
 import XCTest
+import PlayolaTestSupport
 
 /// Issue 12: the watchdog is fed only while the decode side makes progress. The real engine plays in real
 /// time into a paced null sink; its decode thread is then wedged inside opening a spin's file (the opener

@@ -1,17 +1,17 @@
 import Foundation
 import XCTest
+import PlayolaTestSupport
 @testable import PlayolaAppliance
 @testable import PlayolaApplianceSupport
 @testable import PlayolaConfig
 @testable import PlayolaControl
-@testable import PlayolaGPIO
 import PlayolaEngine
 
 /// `playola-report.txt`: what it says (the status lines and the last log lines, bounded) and when the service
 /// writes it (once settled after a start, then on a change of what it does, at most once a minute).
 final class CardReportTests: XCTestCase {
     func report(_ fields: String) throws -> StatusReport {
-        try JSONDecoder().decode(StatusReport.self, from: Data(("{" + StatusTextTests.common + "," + fields + "}").utf8))
+        try JSONDecoder().decode(StatusReport.self, from: Data(("{" + StatusJSON.paused + "," + fields + "}").utf8))
     }
 
     func testTheReportSaysWhatRunsWhatPlaysOrWhyNotAndTheLastLogLines() throws {

@@ -1,9 +1,6 @@
 import Foundation
-@testable import PlayolaAppliance
 @testable import PlayolaApplianceSupport
-@testable import PlayolaConfig
-@testable import PlayolaControl
-@testable import PlayolaGPIO
+@testable import PlayolaAppliance
 import XCTest
 
 final class SystemdNotifierTests: XCTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import PlayolaEngine
 import Synchronization
 import XCTest
+import PlayolaTestSupport
 
 /// Issue 12, end to end through the live player on a paced sink: a bad file served by the fake API for
 /// one spin, and an API `Date` a day off followed by a local station.

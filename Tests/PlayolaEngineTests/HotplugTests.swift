@@ -2,46 +2,13 @@ import Foundation
 import PlayolaEngine
 import Synchronization
 import XCTest
+import PlayolaTestSupport
 
 /// Issue 6, "must be shown" 1 and 2: the audio device comes and goes behind the `AudioSink` protocol;
 /// the player pauses with `deviceLost`, uses no CPU while it waits, and resumes by itself at the live
 /// position — unless the user stopped meanwhile.
 final class HotplugTests: XCTestCase {
-    /// A sound card the test plugs and unplugs: each open gives a new sink (a new device), paced like one.
-    final class Card: Sendable {
-        enum Fault: Sendable { case none, unplugged, xrunStorm }
-        let fault = Mutex<Fault>(.none)
-        let opens = Atomic<Int>(0)
-        let closes = Atomic<Int>(0)
-        let current = Mutex<PacedSink?>(nil)
-
-        func open() throws(AudioSinkError) -> any AudioSink {
-            guard fault.withLock({ $0 }) != .unplugged else { throw .deviceGone(device: "test-card", reason: "No such device") }
-            opens.add(1, ordering: .relaxed)
-            let sink = FaultySink(card: self)
-            current.withLock { $0 = sink.paced }
-            return sink
-        }
-
-        var audio: PacedSink? { current.withLock { $0 } }
-    }
-
-    final class FaultySink: AudioSink {
-        let card: Card
-        let paced = PacedSink()
-        init(card: Card) { self.card = card }
-        deinit { card.closes.add(1, ordering: .relaxed) }
-        var sampleRate: Int { 48000 }
-        func write(_ samples: UnsafePointer<Float>, frames: Int) throws(AudioSinkError) {
-            switch card.fault.withLock({ $0 }) {
-            case .unplugged: throw .deviceGone(device: "test-card", reason: "No such device")
-            case .xrunStorm: throw .xrun(device: "test-card")
-            case .none: try paced.write(samples, frames: frames)
-            }
-        }
-        func drain() throws(AudioSinkError) {}
-        func delay() -> Int { paced.delay() }
-    }
+    typealias Card = TestCard
 
     final class Record: Sendable {
         let deviceEvents = Mutex<[LiveEngine.DeviceEvent]>([])

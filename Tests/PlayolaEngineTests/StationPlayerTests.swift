@@ -2,6 +2,7 @@ import Foundation
 import PlayolaEngine
 import Synchronization
 import XCTest
+import PlayolaTestSupport
 
 /// Issue 3: the live station player against the fake API, on a sink paced like a device: the states it
 /// publishes, what it plays, time-shifted playback, interruption.

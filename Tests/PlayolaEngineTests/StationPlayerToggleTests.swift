@@ -1,6 +1,7 @@
 import Foundation
 import PlayolaEngine
 import XCTest
+import PlayolaTestSupport
 
 /// The buttons' toggles as the player decides them, on a local folder (a 700 Hz tone) played into a sink
 /// paced like a device: each press is one call, decided on the player's own state.

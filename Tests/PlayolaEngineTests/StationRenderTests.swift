@@ -1,6 +1,7 @@
 import Foundation
 import PlayolaEngine
 import XCTest
+import PlayolaTestSupport
 
 /// Issue 3, "must be shown" 1 and 2: a station from a real HTTP server on 127.0.0.1, rendered in virtual
 /// time through the cache, and what each fault does to the requests and the audio.
@@ -46,7 +47,7 @@ final class StationRenderTests: XCTestCase {
 
     func testAStationFromTheAPIRendersExactlyAsItsScheduleDoesLocally() async throws {
         let server = try FakePlayola()
-        let (tones, reference, _) = try ScheduleRenderTests.standardRender()
+        let (tones, reference, _) = try StandardRender.get()
         _ = try tones.served(by: server, station: "tones")
         let rendered = try await render(server, station: "tones", seconds: 180)
         XCTAssertEqual(rendered.samples.samples.count, reference.samples.count)
