@@ -68,10 +68,12 @@ let package = Package(
         applianceLayer("PlayolaConfig", "Config", ["PlayolaApplianceSupport", "PlayolaEngine", "CINIH"]),
         applianceLayer("PlayolaGPIO", "GPIO", ["PlayolaApplianceSupport", "PlayolaConfig", "PlayolaEngine", "CGPIO"]),
         applianceLayer("PlayolaControl", "Control", ["PlayolaApplianceSupport", "PlayolaConfig", "PlayolaGPIO", "PlayolaEngine"]),
+        applianceLayer("PlayolaRemote", "Remote", ["PlayolaApplianceSupport", "PlayolaConfig", "PlayolaControl", "PlayolaEngine"]),
         .executableTarget(
             name: "PlayolaAppliance",
             dependencies: [
-                "PlayolaApplianceSupport", "PlayolaConfig", "PlayolaGPIO", "PlayolaControl", "PlayolaEngine", "CMalloc",
+                "PlayolaApplianceSupport", "PlayolaConfig", "PlayolaGPIO", "PlayolaControl", "PlayolaRemote", "PlayolaEngine",
+                "CMalloc",
             ],
             path: "Sources/PlayolaAppliance/Service",
             // Relative relocations packed (RELR, glibc >= 2.36): 38,700 RELA entries were 906 KiB of the
@@ -107,10 +109,11 @@ let package = Package(
         layerTests("PlayolaConfig", also: ["PlayolaApplianceSupport"]),
         layerTests("PlayolaGPIO", also: ["PlayolaApplianceSupport", "PlayolaConfig", "CGPIO"]),
         layerTests("PlayolaControl", also: ["PlayolaApplianceSupport", "PlayolaConfig"]),
+        layerTests("PlayolaRemote", also: ["PlayolaApplianceSupport", "PlayolaConfig", "PlayolaControl"]),
         layerTests("PlayolaAppliance", also: ["PlayolaApplianceSupport", "PlayolaConfig", "PlayolaControl"]),
         .testTarget(name: "PlayolaEndToEndTests", dependencies: [
-            "PlayolaAppliance", "PlayolaApplianceSupport", "PlayolaConfig", "PlayolaGPIO", "PlayolaControl", "PlayolaEngine",
-            "PlayolaTestSupport",
+            "PlayolaAppliance", "PlayolaApplianceSupport", "PlayolaConfig", "PlayolaGPIO", "PlayolaControl", "PlayolaRemote",
+            "PlayolaEngine", "PlayolaTestSupport",
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -9,9 +9,10 @@ struct PlayolaRun {
     var error: String
     var seconds: Double
 
-    init(_ arguments: [String], environment: [String: String]? = nil) throws {
+    /// `tool` another program than `playola` (mpc, ss, python3), run the same way.
+    init(_ arguments: [String], environment: [String: String]? = nil, tool: String? = nil) throws {
         let process = Process()
-        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("playola")
+        process.executableURL = tool.map { URL(fileURLWithPath: $0) } ?? Bundle.main.bundleURL.appendingPathComponent("playola")
         process.arguments = arguments
         if let environment { process.environment = environment }
         let out = Pipe()

@@ -173,6 +173,15 @@ final class ServiceTests: XCTestCase {
             }
         }
 
+        /// Playing, with its device counted as open (once it played 0.1 s, a moment after the state says playing):
+        /// from here on, a change is one a test made.
+        func waitUntilSteady(_ test: XCTestCase) throws {
+            try test.waitUntil("playing on an open device") {
+                let status = try? self.status()
+                return status?["state"] as? String == "playing" && status?["deviceAvailable"] as? Bool == true
+            }
+        }
+
         func stopProcess() {
             process?.terminate()
             process?.waitUntilExit()

@@ -1,4 +1,5 @@
 import XCTest
+import PlayolaTestSupport
 @testable import PlayolaApplianceSupport
 @testable import PlayolaConfig
 @testable import PlayolaGPIO
@@ -8,7 +9,7 @@ final class GPIOButtonTests: XCTestCase {
 
     /// 200 presses, each with chatter on the way down and on the way up: one action each.
     func testBounceTrainsGiveExactlyOnePressEach() {
-        var random = SeededGenerator(state: 42)
+        var random = SeededGenerator(seed: 42)
         let source = FakeLineSource(levels: [line: true])
         for press in 0..<200 {
             let start = 1.0 + Double(press)
@@ -21,7 +22,7 @@ final class GPIOButtonTests: XCTestCase {
     }
 
     func testGesturesOfABouncingTap() {
-        var random = SeededGenerator(state: 7)
+        var random = SeededGenerator(seed: 7)
         var logic = ButtonLogic(pressed: false, at: 0, timing: ButtonTiming(), repeats: false)
         var gestures: [ButtonLogic.Gesture] = []
         for edge in bounceTrain(line, to: false, at: 1, using: &random) + bounceTrain(line, to: true, at: 1.3, using: &random) {
@@ -65,7 +66,7 @@ final class GPIOButtonTests: XCTestCase {
     }
 
     func testBothPolarities() {
-        var random = SeededGenerator(state: 3)
+        var random = SeededGenerator(seed: 3)
         for activeLow in [true, false] {
             // Active-low: idle high on the pull-up, a press pulls to ground. Active-high: the reverse.
             let idle = activeLow, pressed = !activeLow
@@ -92,7 +93,7 @@ final class GPIOButtonTests: XCTestCase {
 
     /// A press right away, the first repeat at 0.5 s, then every 0.15 s: 0, 0.5, 0.65, …, 1.85 in a 2 s hold.
     func testVolumeRepeatsWhileHeld() {
-        var random = SeededGenerator(state: 11)
+        var random = SeededGenerator(seed: 11)
         let up = LineRef.name("GPIO6"), down = LineRef.name("GPIO13")
         let source = FakeLineSource(levels: [up: true, down: true])
         source.script([.init(line: up, level: false, time: 1), .init(line: up, level: true, time: 3)])

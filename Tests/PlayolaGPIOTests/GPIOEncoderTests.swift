@@ -1,4 +1,5 @@
 import XCTest
+import PlayolaTestSupport
 @testable import PlayolaApplianceSupport
 @testable import PlayolaConfig
 @testable import PlayolaGPIO
@@ -47,7 +48,7 @@ final class GPIOEncoderTests: XCTestCase {
     /// What the loop makes of a turn one way at 1 s and then `back` detents the other way at 2 s, with seeded chatter.
     private func record(_ detents: Int, clockwise: Bool, then back: Int, step: Double, seed: UInt64,
                         _ action: GPIOConfig.EncoderAction = .volume) -> ActionRecorder {
-        var random = SeededGenerator(state: seed)
+        var random = SeededGenerator(seed: seed)
         let source = FakeLineSource(levels: [a: true, b: true])
         source.script(turn(detents, clockwise: clockwise, from: 1, step: step, random: &random))
         source.script(turn(back, clockwise: !clockwise, from: 2, step: step, random: &random))

@@ -1,3 +1,4 @@
+import PlayolaTestSupport
 import Glibc
 import Synchronization
 @testable import PlayolaApplianceSupport
@@ -107,18 +108,6 @@ func runLoop(config: GPIOConfig, led: ApplianceConfig.LED = .init(), source: Fak
 }
 
 /// SplitMix64: the same bounce every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A contact moving to `level` at `start`, chattering with gaps of 0.2–5 ms for about 20 ms, and ending
 /// at `level`.
 func bounceTrain(_ line: LineRef, to level: Bool, at start: Double, using random: inout SeededGenerator) -> [LineEvent] {

@@ -1,4 +1,5 @@
 import XCTest
+import PlayolaTestSupport
 @testable import PlayolaApplianceSupport
 @testable import PlayolaConfig
 @testable import PlayolaGPIO
@@ -34,7 +35,7 @@ final class GPIOLEDTests: XCTestCase {
     }
 
     func testNextChange() {
-        var random = SeededGenerator(state: 1)
+        var random = SeededGenerator(seed: 1)
         XCTAssertNil(LEDPattern(.playing).nextChange(after: 3))
         XCTAssertNil(LEDPattern(.idle).nextChange(after: 3))
         XCTAssertEqual(LEDPattern(.loading).nextChange(after: 0), 0.25)

@@ -53,6 +53,7 @@ final class StreamTests: XCTestCase {
                 switch event {
                 case .state(let state): record.states.withLock { $0.append(state) }
                 case .notice(let text): record.notices.withLock { $0.append(text) }
+                case .network: break
                 }
             }
         }

@@ -29,6 +29,7 @@ package final class PacedPlayer: @unchecked Sendable {
                 switch event {
                 case .state(let state): self.states.withLock { $0.append(state) }
                 case .notice(let text): self.notices.withLock { $0.append(text) }
+                case .network: break
                 }
             }
         }

@@ -96,6 +96,8 @@ package struct ApplianceConfig: Sendable, Equatable {
     package var log = Log()
     package var update = Update()
     package var network = NetworkSettings()
+    package var remote = RemoteSettings()
+    package var hooks = HookSettings()
 
     /// What to play when there is no saved last station.
     package var firstBootStation: StationConfig? {

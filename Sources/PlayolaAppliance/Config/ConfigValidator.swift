@@ -31,7 +31,7 @@ extension ApplianceConfig {
 /// INI entries → `ApplianceConfig`, reporting every problem rather than stopping at the first, so one run of
 /// `playola check-config` shows all there is to fix.
 struct ConfigValidator {
-    static let sectionNames = ["player", "service", "cache", "playola", "gpio", "led", "log", "network", "update"]
+    static let sectionNames = ["player", "service", "cache", "playola", "gpio", "led", "log", "network", "update", "remote", "hooks"]
     // The keys each section knows, from its table (`ConfigKeyTable.swift`): written once.
     static let playerKeys = player.map(\.name)
     static let serviceKeys = service.map(\.name)
@@ -138,6 +138,8 @@ struct ConfigValidator {
         read(sectionsByName["log"] ?? [], Self.log)
         read(sectionsByName["update"] ?? [], Self.update)
         readNetwork(sectionsByName["network"] ?? [])
+        readRemote(sectionsByName["remote"] ?? [])
+        readHooks(sectionsByName["hooks"] ?? [])
 
         if !sawStationSection {
             error("no station is configured: add a [station NAME] section", 0)

@@ -24,11 +24,15 @@ package actor ApplianceController {
     private(set) var lastError: String?
     private(set) var lastErrorAt: Date?
     private let started = monotonicSeconds()
+    /// Poked at each change the controller makes (the station, the volume); the player's events and the
+    /// device poke it too (`RunCommand`).
+    package nonisolated let changes: ChangeFeed
 
     package init(
         config: ApplianceConfig, configStatus: ConfigStatus, player: StationPlayer, engine: LiveEngine, cache: AudioCache,
-        api: PlayolaAPI, device: String
+        api: PlayolaAPI, device: String, changes: ChangeFeed = ChangeFeed()
     ) {
+        self.changes = changes
         self.config = config
         self.configStatus = configStatus
         self.player = player
@@ -155,6 +159,11 @@ package actor ApplianceController {
 
     func audioDeviceChanged() { engine.wakeProbe() }
 
+    /// The configured stations in file order, and the current one.
+    package func stationList() -> StationList {
+        StationList(stations: config.stations.map { .init(name: $0.name, type: $0.kind.type) }, current: currentStation?.name)
+    }
+
     /// SIGHUP: a new config applies without interrupting playback when the playing station is unchanged.
     package func reload(_ new: ApplianceConfig, status: ConfigStatus) async {
         configStatus = status
@@ -202,7 +211,9 @@ package actor ApplianceController {
         }
     }
 
+    /// Every command that changes what is kept ends here, so it is also where the change is said.
     private func persist() {
+        changes.poke()
         let state = ApplianceState(station: currentStation?.name, playing: !stopped, volume: volume)
         if store.save(state, previous: saved) { saved = state }
     }
@@ -211,7 +222,7 @@ package actor ApplianceController {
 
     package func status() async -> StatusReport {
         let state = await player.state
-        let next = await player.nextSpin
+        let upcoming = await player.upcomingSpins(limit: StatusReport.upcomingLimit)
         let usage = cache.usage
         let output = engine.outputFormat
         var report = StatusReport(
@@ -236,7 +247,8 @@ package actor ApplianceController {
             report.stream?.bufferSeconds = (hold.bufferSeconds * 100).rounded() / 100
             report.stream?.clockPPM = hold.correctionPPM.map { ($0 * 10).rounded() / 10 }
         }
-        report.next = next.map { .init(.spin($0), now: Date()) }
+        report.next = upcoming.first.map { .init(.spin($0), now: Date()) }
+        if !upcoming.isEmpty { report.upcoming = upcoming.map { .init(.spin($0), now: Date()) } }
         let notes = UpdateStatus.notes(allowOlder: config.update.allowOlder)
         let said = [UpdateStatus.current()].compactMap { $0 } + notes
         report.update = said.isEmpty ? nil : said.joined(separator: "; ")
@@ -261,14 +273,18 @@ package enum ControlError: Error, CustomStringConvertible {
 
 /// What `playola status` prints.
 package struct StatusReport: Codable, Sendable {
-    struct SpinInfo: Codable, Sendable {
-        var title: String
-        var artist: String
-        var airtime: String
+    package struct SpinInfo: Codable, Sendable {
+        package var title: String
+        package var artist: String
+        package var airtime: String
         /// Seconds into the file.
-        var position: Double
+        package var position: Double
         /// Seconds the file plays; nil for a stream's title (added for `playola status`'s position/length).
-        var length: Double?
+        package var length: Double?
+        /// A spin's own id and its audio file (a URL, `file://` for a local folder's); nil for a stream's title
+        /// (added for MPD's song ids and `file`).
+        package var id: String?
+        package var file: String?
 
         init(_ playing: NowPlaying, now: Date) {
             let said = playing.announcement
@@ -277,15 +293,19 @@ package struct StatusReport: Codable, Sendable {
             airtime = PlayolaDate.format(said.since)
             position = (now.timeIntervalSince(said.since) * 10).rounded() / 10
             length = playing.length
+            if case .spin(let spin) = playing {
+                id = spin.id
+                file = spin.audioBlock.downloadURL
+            }
         }
     }
 
     /// An internet radio station: what its server says.
-    struct StreamStatus: Codable, Sendable {
-        var url: String
+    package struct StreamStatus: Codable, Sendable {
+        package var url: String
         var name: String?
         var genre: String?
-        var bitrate: Int?
+        package var bitrate: Int?
         var format: String?
         var title: String?
         /// Why the last connection ended, while reconnecting.
@@ -353,24 +373,31 @@ package struct StatusReport: Codable, Sendable {
     /// Tone controls in dB (0: flat).
     var bass: Double?
     var treble: Double?
-    var device: String
+    package var device: String
     package var deviceAvailable: Bool
-    var volume: Int
+    package var volume: Int
     var uptime: Int
     package var lastError: String?
     /// When `lastError` happened (ISO 8601, UTC).
     var lastErrorAt: String?
     /// What the open device negotiated: its rate (Hz) and sample format (`s16`, `s24`, `s32`, `float32`).
-    var deviceRate: Int?
-    var deviceFormat: String?
+    package var deviceRate: Int?
+    package var deviceFormat: String?
     package var network: NetworkInfo?
     package var config: ConfigStatus
     var cache: CacheInfo
-    var spin: SpinInfo?
+    package var spin: SpinInfo?
     var next: SpinInfo?
     package var reason: PauseReason?
     var progress: Double?
-    var stream: StreamStatus?
+    package var stream: StreamStatus?
     /// The firmware update's last word (`UpdateStatus`): installing, running from a slot, rolled back.
     package var update: String?
+    /// The spins after the current one (`next` is the first), at most `upcomingLimit`; nil when none is known.
+    package var upcoming: [SpinInfo]?
+    /// In a `subscribe` stream's lines only: what changed (`StatusAspect`'s names).
+    var changed: [String]?
+
+    /// Enough for a phone's queue view; the schedule's whole lookahead can be a hundred short spins.
+    static let upcomingLimit = 10
 }

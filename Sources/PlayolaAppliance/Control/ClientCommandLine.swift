@@ -1,5 +1,6 @@
 import PlayolaConfig
 import PlayolaApplianceSupport
+
 /// A client's command line (`playola status --json --socket PATH`), checked whole before the service is
 /// contacted: an option or a word the command does not take is a usage error (exit 2), never a request.
 package struct ClientCommandLine {

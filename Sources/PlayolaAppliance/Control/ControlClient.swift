@@ -1,23 +1,23 @@
 import FoundationEssentials
 import Glibc
-import PlayolaEngine
 import PlayolaApplianceSupport
+import PlayolaEngine
 
 /// `playola status|play|next|…` (and the udev rule's `playola audio-device`): sends one command line to
 /// the service's socket and says what now happens (`StatusText`), or prints the answer with `--json`.
 /// Everything — connecting, sending, the answer — happens within `timeout` seconds: a busy or wedged
 /// service is reported, never waited on forever.
 package enum ControlClient {
-    static let defaultTimeout = 5.0
+    package static let defaultTimeout = 5.0
     /// More than any answer the service gives; a peer that sends more is not the service.
-    static let maximumAnswer = 1 << 20
+    package static let maximumAnswer = 1 << 20
 
-    enum Failure: Error, CustomStringConvertible {
+    package enum Failure: Error, CustomStringConvertible {
         case unreachable(path: String, reason: String)
         case timedOut(path: String, seconds: Double, stage: String)
         case broken(path: String, reason: String)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .unreachable(let path, let reason): "cannot reach the service at \(path): \(reason) (is `playola run` running?)"
             case .timedOut(let path, let seconds, let stage): "timed out after \(seconds) s \(stage) the service at \(path)"
@@ -28,13 +28,13 @@ package enum ControlClient {
 
     /// The exit statuses of the client commands (doc/operating.md lists them).
     package enum Exit {
-        static let done: Int32 = 0
+        package static let done: Int32 = 0
         /// The service answered with an error (an unknown station, a volume out of range).
-        static let refused: Int32 = 1
+        package static let refused: Int32 = 1
         /// The command line is wrong (main.swift's usage errors).
         package static let usage: Int32 = 2
         /// The service could not be reached, did not answer in time, or answered something that is not its protocol.
-        static let unreachable: Int32 = 3
+        package static let unreachable: Int32 = 3
     }
 
     /// Sends `request`. With `json`, prints the service's answer as it is, or a failure of the same shape
@@ -79,7 +79,7 @@ package enum ControlClient {
     }
 
     /// The service's `status` answer, decoded.
-    static func statusReport(socketPath: String, timeout: Double) throws(Failure) -> StatusReport {
+    package static func statusReport(socketPath: String, timeout: Double) throws(Failure) -> StatusReport {
         try decodeStatus(try exchange("status", socketPath: socketPath, timeout: timeout), socketPath: socketPath)
     }
 
@@ -91,7 +91,7 @@ package enum ControlClient {
     }
 
     /// Sends `line` and returns the answer, trimmed.
-    static func exchange(_ line: String, socketPath: String, timeout: Double) throws(Failure) -> String {
+    package static func exchange(_ line: String, socketPath: String, timeout: Double) throws(Failure) -> String {
         let deadline = monotonicSeconds() + timeout
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw .unreachable(path: socketPath, reason: Errno.current.description) }
@@ -129,7 +129,7 @@ package enum ControlClient {
     }
 
     /// A non-blocking connect; a full listen backlog (EAGAIN on a Unix socket) is retried until the deadline.
-    private static func connect(_ fd: Int32, _ path: String, deadline: Double, timeout: Double) throws(Failure) {
+    package static func connect(_ fd: Int32, _ path: String, deadline: Double, timeout: Double) throws(Failure) {
         guard let address = UnixSocketAddress(path: path) else {
             throw .unreachable(path: path, reason: "the path is too long for a Unix socket")
         }
@@ -153,7 +153,7 @@ package enum ControlClient {
         }
     }
 
-    private static func wait(_ fd: Int32, for event: Int32, until deadline: Double, timeout: Double, stage: String, path: String) throws(Failure) {
+    package static func wait(_ fd: Int32, for event: Int32, until deadline: Double, timeout: Double, stage: String, path: String) throws(Failure) {
         while true {
             let left = deadline - monotonicSeconds()
             guard left > 0 else { throw .timedOut(path: path, seconds: timeout, stage: stage) }

@@ -1,6 +1,6 @@
 import FoundationEssentials
-import PlayolaEngine
 import PlayolaApplianceSupport
+import PlayolaEngine
 
 /// What a client asks the service: one line on the control socket. The client sends this type as JSON
 /// (`{"play":{"station":"porch"}}`); the service also takes the words a person types into the socket
@@ -16,12 +16,16 @@ package enum ControlRequest: Codable, Sendable, Equatable {
     case bass(dB: Double), treble(dB: Double)
     /// From the udev rule: a sound card came or went.
     case audioDevice
+    /// The configured stations, in file order (MPD's stored playlists).
+    case stations
+    /// Keeps the connection: the status now, then one line at each change (`ChangeFeed`), until it closes.
+    case subscribe
 
-    static let list = "status, play [STATION] [--ago DURATION], next, previous, stop, pause, resume, volume N, bass DB, treble DB"
+    package static let list = "status, play [STATION] [--ago DURATION], next, previous, stop, pause, resume, volume N, bass DB, treble DB, stations, subscribe"
 
     /// The words of a command line (`play porch --ago 1h`); throws a usage message naming the problem,
     /// a word the command does not take included.
-    init(words: [String]) throws(ControlError) {
+    package init(words: [String]) throws(ControlError) {
         let name = words.first ?? ""
         let rest = Array(words.dropFirst())
         switch name {
@@ -31,6 +35,8 @@ package enum ControlRequest: Codable, Sendable, Equatable {
         case "stop": self = try Self.alone(.stop, words)
         case "pause": self = try Self.alone(.pause, words)
         case "resume": self = try Self.alone(.resume, words)
+        case "stations": self = try Self.alone(.stations, words)
+        case "subscribe": self = try Self.alone(.subscribe, words)
         case "play":
             var station: String?
             var ago: String?
@@ -71,7 +77,7 @@ package enum ControlRequest: Codable, Sendable, Equatable {
     }
 
     /// A request line as it arrives: JSON from `playola`'s clients, else words.
-    init(line: String) throws(ControlError) {
+    package init(line: String) throws(ControlError) {
         guard line.hasPrefix("{") else {
             try self.init(words: line.split(separator: " ").map(String.init))
             return
@@ -83,10 +89,10 @@ package enum ControlRequest: Codable, Sendable, Equatable {
     }
 
     /// The line the client sends.
-    var line: String { ControlReply.line(self) }
+    package var line: String { ControlReply.line(self) }
 
     /// Commands that start a station: the station failing to start is their failure too.
-    var startsAStation: Bool {
+    package var startsAStation: Bool {
         switch self {
         case .play, .next, .previous, .resume: true
         default: false

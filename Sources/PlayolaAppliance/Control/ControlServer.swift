@@ -12,7 +12,9 @@ package enum ControlServer {
         let fd = try bind(path)
         let loop: ControlLoop
         do {
-            loop = try ControlLoop(listening: fd, limits: limits) { line in await ControlCommands.handle(line, controller: controller) }
+            loop = try ControlLoop(listening: fd, limits: limits, feed: controller.changes) { line in
+                await ControlCommands.handle(line, controller: controller)
+            }
         } catch {
             close(fd)
             throw error
@@ -21,7 +23,7 @@ package enum ControlServer {
     }
 
     /// A listening, non-blocking Unix socket at `path` (any old socket there is replaced).
-    static func bind(_ path: String) throws(ControlError) -> Int32 {
+    package static func bind(_ path: String) throws(ControlError) -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw .usage("control socket: \(Errno.current)") }
         guard let address = UnixSocketAddress(path: path) else {

@@ -3,6 +3,7 @@ import Glibc
 import PlayolaEngine
 import Synchronization
 import PlayolaGPIO
+import PlayolaRemote
 import PlayolaControl
 import PlayolaConfig
 import PlayolaApplianceSupport
@@ -59,6 +60,7 @@ enum RunCommand {
         let output = try Output(arguments, config: config)
         let events = DeviceEvents(notifier: notifier, device: output.name)
         let playola = config.playola
+        let changes = ChangeFeed()
         let stack = PlayerStack(
             api: playola.api, cache: try AudioCache(directory: config.cache.dir, budgetBytes: config.cache.size),
             output: .device(rate: output.mixRate, open: output.open, idleClose: config.player.idleClose),
@@ -67,16 +69,25 @@ enum RunCommand {
                 api: api, deviceID: DeviceIdentity.load(directory: config.service.stateDir), token: { playola.token() },
                 onReport: { report in if report.outcome != .ok { log(.warning, "listening session \(report.kind.rawValue): \(report.outcome)", key: "session") } }) },
             report: { event in log(event.kind == .error ? .warning : .info, "\(event)") },
-            onDevice: { events.handle($0) })
+            onDevice: { event in
+                events.handle(event)
+                changes.poke()
+            })
         let (engine, player) = (stack.engine, stack.player)
         let controller = ApplianceController(
-            config: config, configStatus: configStatus, player: player, engine: engine, cache: stack.cache, api: stack.api, device: output.name)
+            config: config, configStatus: configStatus, player: player, engine: engine, cache: stack.cache, api: stack.api, device: output.name,
+            changes: changes)
+        let hooks = try HookRunner(settings: config.hooks)
+        changes.listen { hooks.changed($0) }
+        Task { await changes.run { await controller.status() } }
         engine.start()
         let buttons = Buttons(controller: controller)
         Task { await follow(player, controller: controller, notifier: notifier, engine: engine, buttons: buttons) }
         await controller.boot()
         try ControlServer.start(path: config.service.socket, controller: controller)
         buttons.start(config)
+        let remote = RemoteServer(controller: controller)
+        remote.apply(config.remote)
         log(.info, "playola \(PlayolaVersion.string): output \(output.name); control socket \(config.service.socket)")
         startWatchdog(engine: engine, player: player, notifier: notifier)
         ReportWriter.start(controller: controller)
@@ -93,7 +104,7 @@ enum RunCommand {
             }
         }
         return await waitForSignals(signals, controller: controller, keeper: keeper, engine: engine,
-                                    sessions: stack.sessions, notifier: notifier, buttons: buttons)
+                                    sessions: stack.sessions, notifier: notifier, buttons: buttons, hooks: hooks, remote: remote)
     }
 
     /// Player events → log lines, the last error, and systemd's STATUS.
@@ -103,6 +114,7 @@ enum RunCommand {
     ) async {
         var readySent = false
         for await event in player.events {
+            controller.changes.poke()
             switch event {
             case .state(let state):
                 buttons.show(LEDState(state, hasDevice: engine.hasDevice))
@@ -125,6 +137,8 @@ enum RunCommand {
                 case .loading:
                     break
                 }
+            case .network:
+                break // said by the state and the notices; the poke above pushes it to subscribers
             case .notice(let text):
                 log(.notice, text, key: "notice")
             }
@@ -155,7 +169,8 @@ enum RunCommand {
 
     static func waitForSignals(
         _ signals: Int32, controller: ApplianceController, keeper: ConfigKeeper, engine: LiveEngine,
-        sessions: ListeningSessionReporter?, notifier: SystemdNotifier, buttons: Buttons
+        sessions: ListeningSessionReporter?, notifier: SystemdNotifier, buttons: Buttons, hooks: HookRunner,
+        remote: RemoteServer
     ) async -> Int32 {
         var keeper = keeper
         while true {
@@ -168,6 +183,8 @@ enum RunCommand {
                 if let loaded {
                     await controller.reload(loaded, status: status)
                     buttons.start(loaded)
+                    hooks.update(loaded.hooks)
+                    remote.apply(loaded.remote)
                 } else {
                     await controller.noteConfig(status)
                 }
@@ -177,6 +194,7 @@ enum RunCommand {
             _ = notifier.stopping()
             log(.info, "stopping")
             buttons.stop()
+            hooks.stop()
             await controller.shutdown()
             await sessions?.flush()
             usleep(60_000) // the fade-out and the last frames reach the device

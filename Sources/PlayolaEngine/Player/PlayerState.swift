@@ -68,4 +68,7 @@ public enum PlayerEvent: Sendable {
     case state(PlayerState)
     /// Something worth a log line that does not change the state (a retry, a dropped spin, a clock offset).
     case notice(String)
+    /// Whether the station's server answers changed, or a new network failure (`StationPlayer.network`):
+    /// pushed to the control socket's subscribers like a state.
+    case network(NetworkStatus)
 }

@@ -74,6 +74,9 @@ struct ScheduleFollower {
     /// The spin after the one heard at `now`.
     func nextSpin(at now: Date) -> Spin? { schedule.spins.first { $0.airtime > now } }
 
+    /// The spins after the one heard at `now`, at most `limit`.
+    func upcomingSpins(at now: Date, limit: Int) -> [Spin] { Array(schedule.spins.lazy.filter { $0.airtime > now }.prefix(limit)) }
+
     /// The program at `now`; the downloads it returns count as started. Called at every tick of the player's
     /// loop, and at once when a download ends or the device is back.
     mutating func update(now: Date) -> Program {

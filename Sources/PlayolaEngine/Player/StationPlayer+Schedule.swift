@@ -13,6 +13,10 @@ extension StationPlayer {
     /// What the schedule says plays next after the current spin (for status).
     public var nextSpin: Spin? { follower.nextSpin(at: clock.now()) }
 
+    /// The spins the schedule says come after the current one, in airtime order, at most `limit` (status's
+    /// queue, which MPD clients show as the playlist).
+    public func upcomingSpins(limit: Int) -> [Spin] { follower.upcomingSpins(at: clock.now(), limit: limit) }
+
     func run(_ source: any ScheduleSource, shift: Double, generation: Int) async {
         var failures = 0
         // The first fetch: retried; an empty or unreachable schedule is `error`, retried with backoff.

@@ -73,7 +73,10 @@ public actor StationPlayer {
     var outputDownReason = PauseReason.deviceLost
     /// Whether the station's server answers, and the last network failure.
     public internal(set) var network = NetworkStatus() {
-        didSet { unreachable.store(network.reachable == false, ordering: .releasing) }
+        didSet {
+            unreachable.store(network.reachable == false, ordering: .releasing)
+            if network != oldValue { continuation.yield(.network(network)) }
+        }
     }
     /// `network.reachable == false`, readable from any thread without a hop to the actor (the network LED
     /// is read a few times a second on the GPIO thread).
