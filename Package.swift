@@ -18,7 +18,8 @@ func applianceLayer(_ name: String, _ folder: String, _ dependencies: [Target.De
 
 /// The tests of one layer: Tests/<layer>Tests, with the engine's public API and the shared test helpers.
 func layerTests(_ layer: String, also: [Target.Dependency] = []) -> Target {
-    .testTarget(name: "\(layer)Tests", dependencies: [.target(name: layer), "PlayolaEngine", "PlayolaTestSupport"] + also)
+    let engine: [Target.Dependency] = layer == "PlayolaEngine" ? [] : ["PlayolaEngine"]
+    return .testTarget(name: "\(layer)Tests", dependencies: [.target(name: layer), "PlayolaTestSupport"] + engine + also)
 }
 
 let package = Package(
