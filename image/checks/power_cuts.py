@@ -28,7 +28,7 @@ def power_cuts(args, api, check, cuts, shared):
     good configuration and says what is wrong, with its line (broken-edit)."""
     run = os.path.abspath(args.run_dir) + "-cuts"
     disks = Disks(run + "-disks")
-    edited = without_section(disks.read_ini(), "station porch")
+    edited = without_section(without_section(disks.read_ini(), "station porch"), "remote")
     disks.write_ini(edited)
     stations = ["sweep", "tone"]
     expected = {"sweep"}
@@ -60,6 +60,9 @@ def power_cuts(args, api, check, cuts, shared):
                 failures.append(f"boot {n}: audio {fmt(audio, '.1f')}, station {station} (expected {' or '.join(sorted(expected))})")
             log(f"power-cut boot {n}: audio {fmt(audio, '.1f')} after power-on, station {station}")
             if n == 0 and station is not None:
+                ports = machine.listening()
+                check("remote control: without [remote], the service listens on no TCP port", ports == [],
+                      f"playola's TCP listeners: {ports or 'none'}")
                 check_steady_writes(machine, check)
             if n == cuts:
                 break

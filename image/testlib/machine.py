@@ -65,10 +65,12 @@ class Machine:
         os.makedirs(run, exist_ok=True)
         for old in glob.glob(os.path.join(run, "cap*.wav")):
             os.remove(old)
+        # The host's end of the forward to the guest's MPD port (image/boot's MPD_PORT), free when chosen.
+        self.mpd_port = free_port()
         self.powered = stamp()
         self.qemu = subprocess.Popen([os.path.join(target.ROOT, "image", target.spec()["boot"]), run],
                                      env=dict(os.environ, IMAGE_DIR=target.IMAGE_DIR, TIMEOUT=str(timeout), CARD="1" if card else "0",
-                                              PLUGS=str(plugs), API_PORT=str(api_port), RTC_OFFSET=str(RTC_OFFSET),
+                                              PLUGS=str(plugs), API_PORT=str(api_port), MPD_PORT=str(self.mpd_port), RTC_OFFSET=str(RTC_OFFSET),
                                               **(disks.environment() if disks else {})))
         self.events = Events(os.path.join(run, "events.sock"))
         self.events.start()
@@ -171,6 +173,11 @@ class Machine:
         while not low <= self.expected_position(stamp()) <= high:
             time.sleep(0.1)
 
+    def listening(self):
+        """The TCP addresses playola.service's processes listen on, sorted (ss in the guest)."""
+        out = self.agent.out("ss -Htlnp")
+        return sorted(line.split()[3] for line in out.splitlines() if '"playola"' in line)
+
     def journal_lines(self):
         return int(self.agent.out("journalctl -b -u playola -o cat --no-pager | wc -l") or 0)
 
@@ -242,3 +249,10 @@ def early_kernel_panic(machine):
     system is mounted, so before anything the disks hold could have mattered."""
     console = machine.console(400)
     return "Kernel panic" in console and "do_one_initcall" in console
+
+
+def free_port():
+    """A TCP port of the host's 127.0.0.1 that nothing listens on now (QEMU binds it a moment later)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

@@ -19,6 +19,8 @@ IMAGE_DIR = None      # set by select() from the arch and the environment
 
 # The test INI's Playola station and Wi-Fi network (image/test-files/boot/firmware/playola.ini).
 STATION_ID, TOKEN = "image-test-station", "image-test-token-7f3a"
+# Its [remote] password (image/checks/remote.py).
+REMOTE_PASSWORD = "image-test-remote-4d1b"
 WIFI_SSID, WIFI_PSK = 'Playola Test "5G"', "test passphrase;not a comment"
 # The lines of image/test-files/usr/local/sbin/playola-gpio-sim, by offset on the simulated chip.
 LINES = {"next_station": 0, "stop": 1, "interrupt": 2, "shutdown": 3, "led": 4}
