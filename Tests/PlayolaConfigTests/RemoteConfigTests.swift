@@ -86,4 +86,17 @@ final class RemoteConfigTests: XCTestCase {
         XCTAssertNotNil(config)
         XCTAssertEqual(lines, ["FILE:3: warning: config file FILE holds the remote password and is readable by everyone; chmod 640 it"])
     }
+
+    /// `[network] hostname` (item 4): one DNS label, lower-cased; anything else named with its line.
+    func testTheHostnameIsOneDNSLabel() throws {
+        XCTAssertEqual(try load("[network]\nhostname = Kitchen-Radio2\n" + demo).config?.network.hostname, "kitchen-radio2")
+        XCTAssertNil(try load(demo).config?.network.hostname)
+        let rule = "hostname must be 1 to 63 letters, digits and '-', not starting or ending with '-' (such as kitchen-radio)"
+        for bad in ["-radio", "radio-", "kitchen_radio", "kitchen.radio", "küche", String(repeating: "a", count: 64)] {
+            let (config, lines) = try load("[network]\nhostname = \(bad)\n" + demo)
+            XCTAssertNil(config, bad)
+            XCTAssertEqual(lines, ["FILE:2: error: \(rule), not '\(bad)'"], bad)
+        }
+    }
+
 }

@@ -1,8 +1,10 @@
-/// The `[network]` section: Wi-Fi for the image's network set-up (the service itself never uses it;
+import PlayolaApplianceSupport
+
+/// The `[network]` section: Wi-Fi and the box's name, for the image's network set-up (the service itself never uses it;
 /// `playola network-config` turns it into wpa_supplicant's file at boot). The passphrase is a secret: no
 /// message says it.
 package struct NetworkSettings: Sendable, Equatable {
-    static let keys = ["wifi_ssid", "wifi_psk", "wifi_country", "wifi_hidden"]
+    static let keys = ["wifi_ssid", "wifi_psk", "wifi_country", "wifi_hidden", "hostname"]
 
     package struct WiFi: Sendable, Equatable {
         package enum Security: Sendable, Equatable, CustomStringConvertible {
@@ -32,6 +34,9 @@ package struct NetworkSettings: Sendable, Equatable {
 
     /// nil: no Wi-Fi.
     package var wifi: WiFi?
+    /// The box's name on the network (`NAME.local`); nil: `playola-` and four hex digits of the board's own
+    /// (`BoardName`).
+    package var hostname: String?
 }
 
 extension ConfigValidator {
@@ -47,6 +52,7 @@ extension ConfigValidator {
             switch entry.key {
             case "wifi_ssid": ssid = networkName(entry)
             case "wifi_psk": security = passphrase(entry) ?? security
+            case "hostname": config.network.hostname = hostname(entry)
             case "wifi_country":
                 if entry.value.utf8.count == 2 && entry.value.allSatisfy({ $0.isASCII && $0.isLetter }) {
                     country = entry.value.uppercased()
@@ -67,6 +73,18 @@ extension ConfigValidator {
             warning("no wifi_country: the radio keeps to the channels allowed everywhere and may miss the network", ssidLine)
         }
         if let ssid { config.network.wifi = .init(ssid: ssid, security: security, country: country, hidden: hidden) }
+    }
+
+    /// `hostname`: one DNS label (RFC 1123), as mDNS and every router take it; lower-cased.
+    private mutating func hostname(_ entry: INIEntry) -> String? {
+        let name = entry.value
+        let allowed = { (byte: UInt8) in (0x30...0x39).contains(byte) || (0x61...0x7A).contains(byte | 0x20) || byte == 0x2D }
+        guard (1...63).contains(name.utf8.count), name.utf8.allSatisfy(allowed), !name.hasPrefix("-"), !name.hasSuffix("-") else {
+            error("hostname must be 1 to 63 letters, digits and '-', not starting or ending with '-' (such as kitchen-radio), "
+                  + "not '\(LogField.escaped(name))'", entry.line)
+            return nil
+        }
+        return name.lowercased()
     }
 
     /// `wifi_ssid`: the name, without the double quotes a wpa_supplicant file puts around it.

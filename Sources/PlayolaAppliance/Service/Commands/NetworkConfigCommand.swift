@@ -12,6 +12,10 @@ enum NetworkConfigCommand {
     static let defaultOut = "/run/playola-wifi"
     static let defaultLastGood = "/var/lib/persistent/network/playola.ini"
     static let fileName = "wpa_supplicant.conf"
+    /// The box's name on the network, for `hostname --file` (the image's playola-hostname.service).
+    static let hostnameFile = "hostname"
+    /// `MPD_PORT=N` while `[remote] listen = lan`: what the image's playola-mdns.service advertises as `_mpd._tcp`.
+    static let mdnsFile = "mdns.env"
 
     static let help = """
         usage: playola network-config [--config FILE] [--out DIR] [--last-good FILE]
@@ -20,6 +24,8 @@ enum NetworkConfigCommand {
         \(ConfigLocation.searchDescription), the first that exists) when FILE passes `playola check-config`,
         and keeps FILE's bytes at --last-good (default: \(defaultLastGood)); else from that kept copy, checked
         again (renamed to FILE.rejected when it fails). Without wifi_ssid the file is removed: Wi-Fi off.
+        Also writes DIR/\(hostnameFile), the box's name ([network] hostname, else playola- and four hex digits of
+        the board's serial number or MAC address), and DIR/\(mdnsFile) while [remote] listens on the LAN.
         Exits 0 when a configuration was applied, 1 when none was valid, 2 on a wrong command line.
         """
 
@@ -49,13 +55,13 @@ enum NetworkConfigCommand {
         let (bytes, config, diagnostics) = check(path)
         if let bytes, let config {
             keep(bytes, at: lastGood)
-            return apply(config.network, from: path, to: out)
+            return apply(config, from: path, to: out)
         }
         let why = "\(path): not valid (\(summary(diagnostics)))"
         switch checkKept(lastGood) {
         case .valid(let kept):
             Console.out("\(why): Wi-Fi from the copy kept at its last good boot, \(lastGood)")
-            return apply(kept.network, from: lastGood, to: out)
+            return apply(kept, from: lastGood, to: out)
         case .missing:
             Console.out("\(why), and no copy is kept from a good boot (\(lastGood)): Wi-Fi off")
         case .rejected(let reason):
@@ -64,6 +70,7 @@ enum NetworkConfigCommand {
             Console.out("\(why), and so is the copy kept at its last good boot, \(lastGood) (\(reason)): \(renamed); Wi-Fi off")
         }
         _ = removeWiFi(in: out)
+        _ = name(nil, to: out)
         return 1
     }
 
@@ -120,6 +127,34 @@ enum NetworkConfigCommand {
         } catch {
             Console.error("playola network-config: no copy is kept for a boot whose INI has errors: \(error)")
         }
+    }
+
+    /// The Wi-Fi file and the name; 0 when both are done, 1 when a file could not be written.
+    private static func apply(_ config: ApplianceConfig, from source: String, to out: String) -> Int32 {
+        let wifi = apply(config.network, from: source, to: out)
+        return name(config, to: out) ? wifi : 1
+    }
+
+    /// Writes the box's name and, while remote control listens on the LAN, what mDNS advertises; false (said)
+    /// when a file could not be written. `config` nil: no valid configuration, the board's own name, nothing advertised.
+    private static func name(_ config: ApplianceConfig?, to out: String) -> Bool {
+        let name = config?.network.hostname ?? BoardName.ofThisBoard()
+        let port = config.flatMap { $0.remote.listen == .lan ? $0.remote.port : nil }
+        do throws(WholeFile.WriteError) {
+            let path = out + "/" + hostnameFile
+            if mkdir(out, 0o700) != 0 && errno != EEXIST { throw WholeFile.WriteError(path: path, step: .create, reason: .current) }
+            try WholeFile.write(Data((name + "\n").utf8), to: path, mode: 0o644)
+            if let port {
+                try WholeFile.write(Data("MPD_PORT=\(port)\n".utf8), to: out + "/" + mdnsFile, mode: 0o644)
+            } else if unlink(out + "/" + mdnsFile) != 0 && errno != ENOENT {
+                throw WholeFile.WriteError(path: out + "/" + mdnsFile, step: .rename, reason: .current)
+            }
+        } catch {
+            Console.error("playola network-config: \(error)")
+            return false
+        }
+        Console.out("name on the network: \(name).local" + (port.map { ", MPD's protocol advertised on port \($0)" } ?? ""))
+        return true
     }
 
     /// Writes the Wi-Fi file for `network` (or removes it: Wi-Fi off); 0 when done, 1 when the file could not be.
