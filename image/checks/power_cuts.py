@@ -63,6 +63,9 @@ def power_cuts(args, api, check, cuts, shared):
                 ports = machine.listening()
                 check("remote control: without [remote], the service listens on no TCP port", ports == [],
                       f"playola's TCP listeners: {ports or 'none'}")
+                mdns = machine.agent.out("systemctl is-active avahi-daemon; ss -Hulnp 'sport = :5353'").split()
+                check("remote control: without [remote], no mDNS: avahi-daemon not running, nothing on port 5353",
+                      mdns == ["inactive"], f"avahi-daemon and port 5353: {' '.join(mdns)}")
                 check_steady_writes(machine, check)
             if n == cuts:
                 break
