@@ -19,6 +19,8 @@ final class HumanOutputTests: XCTestCase {
         .union(["stationType", "deviceRate", "deviceFormat", "network", "lastErrorAt"])
         // Issue 16's tone controls (documented in playola(1)).
         .union(["bass", "treble"])
+        // Issue 29's queue for MPD's playlist and the spin's id and file (documented in doc/operating.md).
+        .union(["upcoming"])
 
     func run(_ service: ServiceTests.Service, _ words: String...) throws -> PlayolaRun {
         try PlayolaRun(words + service.configArguments, environment: service.fullEnvironment)
@@ -69,7 +71,7 @@ final class HumanOutputTests: XCTestCase {
         XCTAssertTrue(keys.isSubset(of: Self.known), "\(keys)")
         XCTAssertEqual(Set(((object["config"] as? [String: Any]) ?? [:]).keys), ["file", "lastGood", "usingLastGood"])
         let spin = try XCTUnwrap(object["spin"] as? [String: Any])
-        XCTAssertEqual(Set(spin.keys), ["title", "artist", "airtime", "position", "length"])
+        XCTAssertEqual(Set(spin.keys), ["title", "artist", "airtime", "position", "length", "id", "file"])
         XCTAssertEqual(spin["length"] as? Double, 90)
         XCTAssertEqual(object["stationType"] as? String, "local")
         XCTAssertEqual(object["deviceRate"] as? Int, 48000)

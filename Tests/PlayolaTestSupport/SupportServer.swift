@@ -10,8 +10,9 @@ package final class SupportServer {
     private let lifeline = Pipe()
 
     package init(_ script: String, _ arguments: [String]) throws {
+        // This file is Tests/PlayolaTestSupport/SupportServer.swift; the scripts are in Tests/Support.
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Support/" + script).path
+            .appendingPathComponent("Support/" + script).path
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", path] + arguments + ["--exit-on-stdin-eof"]
