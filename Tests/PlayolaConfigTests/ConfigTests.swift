@@ -4,34 +4,15 @@ import Foundation
 import XCTest
 
 final class ConfigTests: XCTestCase {
-    private var directory = ""
+    private var scratch: ConfigScratch!
+    private var directory: String { scratch.directory }
 
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("config-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: directory)
-    }
+    override func setUpWithError() throws { scratch = try ConfigScratch("config-tests") }
+    // Removes its folder: XCTest keeps each test case for the whole run.
+    override func tearDown() { scratch = nil }
 
     /// A station, so cases are about one mistake and not also about "no station is configured".
     private let demo = "[station demo]\ntype = local\npath = /tmp\n"
-
-    @discardableResult
-    private func write(_ text: String, name: String = "playola.ini", mode: Int = 0o600) throws -> String {
-        let path = directory + "/" + name
-        try text.write(toFile: path, atomically: false, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
-        return path
-    }
-
-    /// Loads `text` as a file; diagnostics with the file's path written as FILE.
-    private func load(_ text: String, mode: Int = 0o600) throws -> (config: ApplianceConfig?, lines: [String]) {
-        let path = try write(text, mode: mode)
-        let (config, diagnostics) = ApplianceConfig.load(path: path)
-        return (config, diagnostics.map { $0.description.replacingOccurrences(of: path, with: "FILE") })
-    }
 
     func testSampleConfigLoadsWithoutErrors() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -113,7 +94,7 @@ final class ConfigTests: XCTestCase {
              ["FILE:2: error: line is too long: at most 198 characters"]),
         ]
         for (text, expected) in cases {
-            let (config, lines) = try load(text)
+            let (config, lines) = try scratch.load(text)
             XCTAssertEqual(lines, expected, text)
             let hasError = expected.contains { $0.contains(": error: ") }
             XCTAssertEqual(config == nil, hasError, "errors and only errors block: \(text)")
@@ -121,20 +102,20 @@ final class ConfigTests: XCTestCase {
     }
 
     func testWorldReadableTokenIsAWarning() throws {
-        let token = try write("secret\n", name: "token", mode: 0o644)
-        let (config, lines) = try load("[playola]\ntoken_file = \(token)\n" + demo)
+        let token = try scratch.write("secret\n", name: "token", mode: 0o644)
+        let (config, lines) = try scratch.load("[playola]\ntoken_file = \(token)\n" + demo)
         XCTAssertEqual(lines, ["FILE:2: warning: token file \(token) is readable by everyone; chmod 600 it"])
         XCTAssertEqual(config?.playola.token(), "secret")
 
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: token)
-        XCTAssertEqual(try load("[playola]\ntoken_file = \(token)\n" + demo).lines, [])
+        XCTAssertEqual(try scratch.load("[playola]\ntoken_file = \(token)\n" + demo).lines, [])
 
-        let inline = try load("[playola]\ntoken = secret\n" + demo, mode: 0o644)
+        let inline = try scratch.load("[playola]\ntoken = secret\n" + demo, mode: 0o644)
         XCTAssertEqual(inline.lines, ["FILE:2: warning: config file FILE holds a token and is readable by everyone; chmod 600 it"])
         XCTAssertEqual(inline.config?.playola.token(), "secret")
-        XCTAssertEqual(try load("[playola]\ntoken = secret\n" + demo, mode: 0o600).lines, [])
+        XCTAssertEqual(try scratch.load("[playola]\ntoken = secret\n" + demo, mode: 0o600).lines, [])
 
-        XCTAssertEqual(try load("[playola]\ntoken = a\ntoken_file = \(token)\n" + demo).lines,
+        XCTAssertEqual(try scratch.load("[playola]\ntoken = a\ntoken_file = \(token)\n" + demo).lines,
                        ["FILE:3: error: give token or token_file, not both"])
     }
 
@@ -146,7 +127,7 @@ final class ConfigTests: XCTestCase {
     }
 
     func testDefaults() throws {
-        let (config, lines) = try load(demo)
+        let (config, lines) = try scratch.load(demo)
         XCTAssertEqual(lines, [])
         var expected = ApplianceConfig()
         expected.stations = [StationConfig(name: "demo", kind: .local(path: "/tmp"), line: 1)]
@@ -164,15 +145,15 @@ final class ConfigTests: XCTestCase {
     }
 
     func testRateIsAutoUnlessForced() throws {
-        let (unset, _) = try load("[player]\nvolume = 50\n" + demo)
+        let (unset, _) = try scratch.load("[player]\nvolume = 50\n" + demo)
         XCTAssertNil(unset?.player.rate, "auto is the default")
-        let (auto, autoLines) = try load("[player]\nrate = auto\n" + demo)
+        let (auto, autoLines) = try scratch.load("[player]\nrate = auto\n" + demo)
         XCTAssertEqual(autoLines, [])
         XCTAssertNotNil(auto)
         XCTAssertNil(auto?.player.rate)
-        let (forced, _) = try load("[player]\nrate = 48000\n" + demo)
+        let (forced, _) = try scratch.load("[player]\nrate = 48000\n" + demo)
         XCTAssertEqual(forced?.player.rate, 48000)
-        let (_, badLines) = try load("[player]\nrate = Auto\n" + demo)
+        let (_, badLines) = try scratch.load("[player]\nrate = Auto\n" + demo)
         XCTAssertEqual(badLines, ["FILE:2: error: rate must be auto, 48000 or 44100, not 'Auto'"])
     }
 
@@ -196,10 +177,10 @@ final class ConfigTests: XCTestCase {
             active_low = false
             debounce_ms = 5
             """
-        let (bad, badLines) = try load(text)
+        let (bad, badLines) = try scratch.load(text)
         XCTAssertNil(bad)
         XCTAssertEqual(badLines, ["FILE:7: error: size must be a number of bytes with an optional k, M or G suffix, like 64M, not '512k0'"])
-        let (config, lines) = try load(text.replacingOccurrences(of: "512k0", with: "1G"))
+        let (config, lines) = try scratch.load(text.replacingOccurrences(of: "512k0", with: "1G"))
         XCTAssertEqual(lines, [])
         XCTAssertEqual(config?.player, ApplianceConfig.Player(station: "kexp", device: "hw:CARD=Audio,DEV=0", volume: 35, rate: 44100))
         XCTAssertEqual(config?.cache.size, 1 << 30)
@@ -240,12 +221,12 @@ final class ConfigTests: XCTestCase {
     }
 
     func testTokenIsReadAgainOnEveryCall() throws {
-        let path = try write("first\n", name: "token")
+        let path = try scratch.write("first\n", name: "token")
         let playola = ApplianceConfig.Playola(tokenSource: .file(path))
         XCTAssertEqual(playola.token(), "first")
-        try write("  second \n", name: "token")
+        try scratch.write("  second \n", name: "token")
         XCTAssertEqual(playola.token(), "second")
-        try write("\n", name: "token")
+        try scratch.write("\n", name: "token")
         XCTAssertNil(playola.token())
         try FileManager.default.removeItem(atPath: path)
         XCTAssertNil(playola.token())
@@ -261,15 +242,15 @@ final class ConfigTests: XCTestCase {
         let rule = "a passphrase is 8 to 63 printable ASCII characters, or give the 64-hex-digit key"
         let secret = "correct horse;battery"
         let good = "[network]\nwifi_ssid = Porch \"5G\"\nwifi_psk = \(secret)\nwifi_country = gb\nwifi_hidden = yes\n" + demo
-        let (config, lines) = try load(good)
+        let (config, lines) = try scratch.load(good)
         XCTAssertEqual(lines, [])
         XCTAssertEqual(config?.network.wifi, .init(ssid: "Porch \"5G\"", security: .passphrase(secret), country: "GB", hidden: true))
-        XCTAssertEqual(try load("[network]\n" + demo).config?.network.wifi, nil, "Ethernet only")
-        XCTAssertEqual(try load("[network]\n" + demo).lines, [], "Ethernet only")
-        XCTAssertEqual(try load("[network]\nwifi_ssid = Porch\nwifi_psk = \(String(repeating: "aB", count: 32))\nwifi_country = DE\n" + demo)
+        XCTAssertEqual(try scratch.load("[network]\n" + demo).config?.network.wifi, nil, "Ethernet only")
+        XCTAssertEqual(try scratch.load("[network]\n" + demo).lines, [], "Ethernet only")
+        XCTAssertEqual(try scratch.load("[network]\nwifi_ssid = Porch\nwifi_psk = \(String(repeating: "aB", count: 32))\nwifi_country = DE\n" + demo)
             .config?.network.wifi?.security, .key(String(repeating: "ab", count: 32)), "a key, lower-cased")
-        XCTAssertEqual(try load("[network]\nwifi_ssid = Porch\nwifi_country = DE\n" + demo).lines, [], "an open network")
-        XCTAssertEqual(try load("[network]\nwifi_ssid = Porch\nwifi_psk = \(String(repeating: "aB", count: 32))\nwifi_country = DE\n" + demo).lines,
+        XCTAssertEqual(try scratch.load("[network]\nwifi_ssid = Porch\nwifi_country = DE\n" + demo).lines, [], "an open network")
+        XCTAssertEqual(try scratch.load("[network]\nwifi_ssid = Porch\nwifi_psk = \(String(repeating: "aB", count: 32))\nwifi_country = DE\n" + demo).lines,
                        [], "a 64-hex-digit key")
         let cases: [(String, [String])] = [
             ("[network]\nwifi_ssid = Porch\nwifi_psk = short\nwifi_country = US\n",
@@ -315,13 +296,13 @@ final class ConfigTests: XCTestCase {
               "FILE:2: error: wifi_ssid must be 1 to 32 bytes, not 33 (leave the key out for no Wi-Fi)"]),
         ]
         for (text, expected) in cases {
-            let (config, lines) = try load(text + demo)
+            let (config, lines) = try scratch.load(text + demo)
             XCTAssertEqual(lines, expected, text)
             XCTAssertEqual(config == nil, expected.contains { $0.contains(": error: ") }, text)
             // The passphrase (or the part of it before an inline comment) is never printed.
             XCTAssertFalse(lines.contains { $0.contains("correct") || $0.contains("lait") }, text)
         }
-        let quoted = try load("[network]\nwifi_ssid = \"Porch Wi-Fi\"\nwifi_psk = \"correct horse\"\nwifi_country = us\n" + demo).config
+        let quoted = try scratch.load("[network]\nwifi_ssid = \"Porch Wi-Fi\"\nwifi_psk = \"correct horse\"\nwifi_country = us\n" + demo).config
         XCTAssertEqual(quoted?.network.wifi, .init(ssid: "Porch Wi-Fi", security: .passphrase("correct horse"), country: "US"))
     }
 
@@ -359,21 +340,21 @@ final class ConfigTests: XCTestCase {
     }
 
     func testMissingFolderAndATokenOverHTTPAreWarnings() throws {
-        let (config, lines) = try load("[station demo]\ntype = local\npath = \(directory)/usb\n"
+        let (config, lines) = try scratch.load("[station demo]\ntype = local\npath = \(directory)/usb\n"
                                        + "[playola]\napi = http://192.0.2.1\ntoken = abc\n")
         XCTAssertEqual(lines, ["FILE:3: warning: station 'demo': folder \(directory)/usb does not exist: the station plays nothing until it does",
                                "FILE:5: warning: api is http://: the token travels unencrypted to http://192.0.2.1; use https://"])
         XCTAssertNotNil(config, "a USB stick may come later")
-        XCTAssertEqual(try load("[station demo]\ntype = local\npath = \(try write("x", name: "file"))\n").lines,
+        XCTAssertEqual(try scratch.load("[station demo]\ntype = local\npath = \(try scratch.write("x", name: "file"))\n").lines,
                        ["FILE:3: warning: station 'demo': \(directory)/file is not a folder"])
-        XCTAssertEqual(try load(demo + "[playola]\napi = http://192.0.2.1\n").lines, [], "no token, nothing to say")
+        XCTAssertEqual(try scratch.load(demo + "[playola]\napi = http://192.0.2.1\n").lines, [], "no token, nothing to say")
     }
 
     /// Issue 26: 3,000 references to stations not configured made 3,000 errors, each listing every station.
     func testRepeatedMistakesAreCountedNotEachPrinted() throws {
         let stations = (0..<30).map { "[station s\($0)]\ntype = stream\nurl = http://127.0.0.1/\n" }.joined()
         let references = (0..<50).map { "station x\($0) = \($0)\n" }.joined()
-        let diagnostics = ApplianceConfig.load(path: try write("[gpio]\nchip = gpiochip0\n" + references + "[player]\nstation = s1x\n" + stations)).diagnostics
+        let diagnostics = ApplianceConfig.load(path: try scratch.write("[gpio]\nchip = gpiochip0\n" + references + "[player]\nstation = s1x\n" + stations)).diagnostics
         let shown = Diagnostic.bounded(diagnostics).map(\.description)
         XCTAssertEqual(shown.count, Diagnostic.shownPerKind + 1, shown.joined(separator: "\n"))
         XCTAssertEqual(shown.first, "\(directory)/playola.ini:3: error: station 'x0' is not configured; did you mean 's0'?")

@@ -5,31 +5,16 @@ import XCTest
 /// Issue 29, items 1 and 5: `[remote]` and `[hooks]` read and checked as the other sections are: each mistake
 /// named with its file, line and why, and the password never in a message.
 final class RemoteConfigTests: XCTestCase {
-    private var directory = ""
+    private var scratch: ConfigScratch!
+    private var directory: String { scratch.directory }
     private let demo = "[station demo]\ntype = local\npath = /tmp\n"
 
-    override func setUpWithError() throws {
-        directory = NSTemporaryDirectory() + "remote-config-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: directory) }
-
-    private func write(_ text: String, mode: Int = 0o600) throws -> String {
-        let path = directory + "/playola.ini"
-        try text.write(toFile: path, atomically: false, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
-        return path
-    }
-
-    private func load(_ text: String, mode: Int = 0o600) throws -> (config: ApplianceConfig?, lines: [String]) {
-        let path = try write(text, mode: mode)
-        let (config, diagnostics) = ApplianceConfig.load(path: path)
-        return (config, diagnostics.map { $0.description.replacingOccurrences(of: path, with: "FILE") })
-    }
+    override func setUpWithError() throws { scratch = try ConfigScratch("remote-config") }
+    // Removes its folder: XCTest keeps each test case for the whole run.
+    override func tearDown() { scratch = nil }
 
     func testOffByDefault() throws {
-        let config = try XCTUnwrap(try load(demo).config)
+        let config = try XCTUnwrap(try scratch.load(demo).config)
         XCTAssertEqual(config.remote, RemoteSettings(listen: .off, port: 6600, password: nil))
         XCTAssertEqual(config.hooks, HookSettings(onChange: nil, timeout: 10))
     }
@@ -38,7 +23,7 @@ final class RemoteConfigTests: XCTestCase {
         let hook = directory + "/hook.sh"
         try "#!/bin/sh\n".write(toFile: hook, atomically: false, encoding: .utf8)
         chmod(hook, 0o755)
-        let (config, lines) = try load("[remote]\nlisten = lan\nport = 6601\npassword = correct horse battery\n"
+        let (config, lines) = try scratch.load("[remote]\nlisten = lan\nport = 6601\npassword = correct horse battery\n"
                                        + "[hooks]\non_change = \(hook)\ntimeout = 1m\n" + demo)
         XCTAssertEqual(lines, [])
         XCTAssertEqual(config?.remote, RemoteSettings(listen: .lan, port: 6601, password: "correct horse battery"))
@@ -72,7 +57,7 @@ final class RemoteConfigTests: XCTestCase {
             ("[hooks]\ntimeout = soon\n", ["FILE:2: error: timeout must be a duration like 10s or 1m, at most 10m, not 'soon'"]),
         ]
         for (text, expected) in cases {
-            let (config, lines) = try load(text + demo)
+            let (config, lines) = try scratch.load(text + demo)
             XCTAssertEqual(lines, expected, text)
             XCTAssertEqual(config == nil, expected.contains { $0.contains(": error: ") }, text)
             for line in lines {
@@ -82,18 +67,18 @@ final class RemoteConfigTests: XCTestCase {
     }
 
     func testAPasswordInAWorldReadableFileIsAWarning() throws {
-        let (config, lines) = try load("[remote]\nlisten = lan\npassword = correct horse battery\n" + demo, mode: 0o644)
+        let (config, lines) = try scratch.load("[remote]\nlisten = lan\npassword = correct horse battery\n" + demo, mode: 0o644)
         XCTAssertNotNil(config)
         XCTAssertEqual(lines, ["FILE:3: warning: config file FILE holds the remote password and is readable by everyone; chmod 640 it"])
     }
 
     /// `[network] hostname` (item 4): one DNS label, lower-cased; anything else named with its line.
     func testTheHostnameIsOneDNSLabel() throws {
-        XCTAssertEqual(try load("[network]\nhostname = Kitchen-Radio2\n" + demo).config?.network.hostname, "kitchen-radio2")
-        XCTAssertNil(try load(demo).config?.network.hostname)
+        XCTAssertEqual(try scratch.load("[network]\nhostname = Kitchen-Radio2\n" + demo).config?.network.hostname, "kitchen-radio2")
+        XCTAssertNil(try scratch.load(demo).config?.network.hostname)
         let rule = "hostname must be 1 to 63 letters, digits and '-', not starting or ending with '-' (such as kitchen-radio)"
         for bad in ["-radio", "radio-", "kitchen_radio", "kitchen.radio", "küche", String(repeating: "a", count: 64)] {
-            let (config, lines) = try load("[network]\nhostname = \(bad)\n" + demo)
+            let (config, lines) = try scratch.load("[network]\nhostname = \(bad)\n" + demo)
             XCTAssertNil(config, bad)
             XCTAssertEqual(lines, ["FILE:2: error: \(rule), not '\(bad)'"], bad)
         }

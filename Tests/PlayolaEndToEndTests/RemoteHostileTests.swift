@@ -37,7 +37,7 @@ final class RemoteHostileTests: XCTestCase {
         let huge = try MPDConnection(port: remote.port)
         XCTAssertEqual(huge.line(), "OK MPD 0.23.0")
         let hugeFD = huge.fd
-        let flood = Thread { Self.send(String(repeating: "x", count: 10 << 20), to: hugeFD) }
+        let flood = Thread { MPDConnection.send(String(repeating: "x", count: 10 << 20), to: hugeFD) }
         flood.start()
         let refusal = huge.line(within: 5)
         XCTAssertEqual(refusal, "ACK [2@0] {} line longer than 16384 bytes; closing")
@@ -199,17 +199,6 @@ final class RemoteHostileTests: XCTestCase {
     static func established(_ pid: Int32, port: Int) -> Int {
         guard let run = try? RemoteService.run("/usr/bin/ss", ["-H", "-tnp", "state", "established", "sport", "=", ":\(port)"]) else { return 0 }
         return run.out.split(separator: "\n").filter { $0.contains("pid=\(pid),") }.count
-    }
-
-    /// As much of `text` as the peer takes before it closes.
-    static func send(_ text: String, to fd: Int32) {
-        let bytes = Array(text.utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
-            guard count > 0 else { return }
-            sent += count
-        }
     }
 
     /// Resident bytes of `pid` (VmRSS).

@@ -120,7 +120,10 @@ final class MPDConnection {
 
     deinit { close(fd) }
 
-    func send(_ text: String) {
+    func send(_ text: String) { Self.send(text, to: fd) }
+
+    /// As much of `text` as the peer takes before it closes (a socket shared with a thread of its own).
+    static func send(_ text: String, to fd: Int32) {
         let bytes = Array(text.utf8)
         var sent = 0
         while sent < bytes.count {
