@@ -1,10 +1,12 @@
-"""power cuts: N times boot, play, rewrite the card's report, press next and cut the power 0-2 s later; each boot plays, fsck clean, the report whole.
+"""power cuts: N times boot, play, rewrite the card's report, press next and cut the power 0-2 s later; each boot plays, fsck clean, the report whole, the journal kept.
 
 On the run's own copies of the boot and persistent partitions (amd64), the Playola station edited out of the
 boot partition's INI from the host; --power-cuts N (1 with --only and no --power-cuts). The first boot also
-checks that 10 minutes of steady playing write nothing to the persistent partition and playola-report.txt at
-most once."""
-import os, random, re, time
+checks that 10 minutes of steady playing write nothing to the persistent partition but the journal's batches
+(and the sectors an hour that makes) and playola-report.txt at most once; after the first cut that boot's
+journal is read from the persistent partition on the host, as on any Linux (journalctl -D), and after the
+last at most four boots' journals are kept there."""
+import os, random, re, shutil, subprocess, tempfile, time
 
 from testlib.disks import Disks, without_section
 from testlib.log import fmt, log, stamp
@@ -92,6 +94,10 @@ def power_cuts(args, api, check, cuts, shared):
             counts["report_old"] += kind == "old"
             log(f"cut {n + 1}: {delay:.2f} s after the press ({before} -> {after}); {said}; "
                 f"{f'rewrite {writing[0]} {writing[1]}ed' if writing else 'no rewrite started'}; playola-report.txt {report}")
+            if n == 0:
+                check_journal_after_cut(disks, check)
+            if n == cuts - 1:
+                check_journals_kept(disks, check, boots=cuts + 1)
         finally:
             machine.stop()
     clean = sum(1 for a in audio_times if a is not None and a <= args.audio_deadline)
@@ -185,36 +191,85 @@ STEADY_SECONDS = 600
 
 
 def check_steady_writes(machine, check, seconds=STEADY_SECONDS):
-    """Steady playing writes nothing to the card: the persistent partition's sectors written, from the
-    kernel's block statistics, stay the same over `seconds` of playing, and playola-report.txt is rewritten
-    at most once. The window opens once the boot's report is on the card: what the start-up changed (an audio
-    device reopened under the emulator's load, seen here, is a change the report must say) is not steady
-    play. A `sync` first: what the boot wrote (the random seed, timesyncd's clock file, the service's first
-    state) may otherwise reach the disk in this window, up to 30 s later (the kernel's dirty_expire), as a
-    run here saw."""
-    device = os.path.basename(machine.agent.out(f"findmnt -no SOURCE {PERSISTENT}"))
+    """Steady playing writes nothing to the card but the journal's batches (playola-journal-save.timer, 2 min
+    after boot and every 10 min): the persistent partition's sectors written, from the kernel's block
+    statistics, over `seconds` of playing: none in a window without a batch, at most 1024 (512 KiB) a batch;
+    and playola-report.txt is rewritten at most once. The window opens once the boot's report is on the card:
+    what the start-up changed (an audio device reopened under the emulator's load, seen here, is a change the
+    report must say) is not steady play. A `sync` first: what the boot wrote (the random seed, timesyncd's
+    clock file, the service's first state) may otherwise reach the disk in this window, up to 30 s later (the
+    kernel's dirty_expire), as a run here saw; and one at the end, so what a batch wrote is counted whenever
+    the kernel would have written it."""
+    agent = machine.agent
+    device = os.path.basename(agent.out(f"findmnt -no SOURCE {PERSISTENT}"))
     wrote = "journalctl -o cat --no-pager -u playola-report.service | grep -c '^card-report: wrote '"
     deadline = stamp() + 180
-    while stamp() < deadline and machine.agent.out(wrote) in ("", "0"):
+    while stamp() < deadline and agent.out(wrote) in ("", "0"):
         time.sleep(2)
-    machine.agent.run("sync")
+    agent.run("sync")
     def written():
-        fields = machine.agent.out(f"cat /sys/class/block/{device}/stat").split()
+        fields = agent.out(f"cat /sys/class/block/{device}/stat").split()
         return int(fields[6]) if len(fields) > 6 else None
-    since = machine.agent.out("date +%s")
+    since = agent.out("date +%s")
     first = written()
     time.sleep(seconds)
+    agent.run("sync")
     last = written()
     state = machine.status().get("state")
-    check(f"steady playing writes nothing to the persistent partition ({seconds} s)",
-          first is not None and last == first and state == "playing",
-          f"{device}: {first} sectors written before, {last} after; {state}")
-    rewrites = machine.agent.out(f"journalctl -o cat --no-pager --since=@{since} -u playola-report.service | "
-                                 "grep -c '^card-report: wrote '")
+    batches = agent.out(f"journalctl -o cat --no-pager --since=@{since} -u playola-journal-save.service | grep -c '^Finished'")
+    batches = int(batches) if batches.isdigit() else None
+    sectors = last - first if first is not None and last is not None else None
+    hourly = f"{sectors * 3600 / seconds:.0f} sectors an hour" if sectors is not None else "?"
+    check(f"steady playing writes only the journal's batches to the persistent partition ({seconds} s)",
+          sectors is not None and batches is not None and (sectors == 0 if batches == 0 else sectors <= 1024 * batches)
+          and state == "playing",
+          f"{device}: {sectors} sectors written ({hourly}) in {batches} batches of the journal; {state}")
+    rewrites = agent.out(f"journalctl -o cat --no-pager --since=@{since} -u playola-report.service | "
+                         "grep -c '^card-report: wrote '")
     once = rewrites.isdigit() and int(rewrites) <= 1 and state == "playing"
     # What the service said meanwhile, to tell a change it reported from a rewrite it should not have made.
-    said = "" if once else machine.agent.out(
+    said = "" if once else agent.out(
         f"journalctl -o short-monotonic --no-pager --since=@{since} -u playola.service -u playola-report.service | "
         "grep -v ' start \\| end \\|now playing' | tail -n 30; grep -a '^State\\|^Last\\|^Device' /boot/firmware/playola-report.txt")
     check(f"steady playing rewrites playola-report.txt at most once ({seconds} s)",
           once, f"{rewrites or '?'} rewrites; {state}" + (f"; the journal meanwhile:\n{said}" if said else ""))
+
+
+def persistent_journal(disks):
+    """The persistent partition's journal/ as the next boot finds it (its ext4 journal replayed on a scratch
+    copy), read with the host's own journalctl -D, as an owner would from the card: (the boots listed, the
+    newest boot's playola.service lines, the bytes kept)."""
+    scratch = tempfile.mkdtemp(prefix="playola-journal-")
+    try:
+        data = os.path.join(scratch, "data.ext4")
+        shutil.copyfile(disks.data, data)
+        subprocess.run(["e2fsck", "-p", "-E", "journal_only", data], capture_output=True)
+        subprocess.run(["debugfs", "-R", f"rdump /journal {scratch}", data], capture_output=True, check=True)
+        journal = os.path.join(scratch, "journal")
+        boots = subprocess.run(["journalctl", "-D", journal, "--list-boots", "--no-pager", "-q"],
+                               capture_output=True, text=True).stdout.strip().splitlines()
+        lines = subprocess.run(["journalctl", "-D", journal, "-b", "-0", "-u", "playola.service", "-o", "cat", "--no-pager"],
+                               capture_output=True, text=True).stdout.splitlines()
+        size = sum(os.path.getsize(os.path.join(folder, name)) for folder, _, names in os.walk(journal) for name in names)
+        return boots, lines, size
+    finally:
+        shutil.rmtree(scratch)
+
+
+def check_journal_after_cut(disks, check):
+    """Issue 29: the journal of the boot just cut (the first, which played its steady window) is on the
+    persistent partition, and says what it played."""
+    boots, lines, size = persistent_journal(disks)
+    played = [line for line in lines if "now playing" in line]
+    check("journal: the boot cut is read from the persistent partition (journalctl -D), and says what it played",
+          bool(played) and len(boots) == 1,
+          f"{len(boots)} boots kept, {size / 2**20:.2f} MiB; the boot cut: {len(lines)} lines of playola.service, "
+          f"{played[-1] if played else 'no now playing'}")
+
+
+def check_journals_kept(disks, check, boots):
+    """After the last cut, at most four boots' journals are kept (journal-home), within 4 x SystemMaxUse."""
+    listed, _, size = persistent_journal(disks)
+    check("journal: at most four boots are kept on the persistent partition, at most 8 MiB",
+          1 <= len(listed) <= min(4, boots) and size <= 8 * 2**20,
+          f"{len(listed)} boots kept of {boots}, {size / 2**20:.2f} MiB")

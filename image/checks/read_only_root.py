@@ -12,7 +12,7 @@ def run(t):
 
 def check_read_only_root(machine, check):
     """Issue 13: the root and the boot partition mounted read-only, a write to /usr refused; the only
-    writable persistent mounts are the persistent partition and its two binds, checked by fsck at boot."""
+    writable persistent mounts are the persistent partition and its three binds (the journal's too), checked by fsck at boot."""
     agent = machine.agent
     # The FAT is writable for the moment playola-report.txt is copied onto it (card-report): looked at between.
     deadline = time.monotonic() + 90

@@ -25,7 +25,7 @@ WIFI_SSID, WIFI_PSK = 'Playola Test "5G"', "test passphrase;not a comment"
 # The lines of image/test-files/usr/local/sbin/playola-gpio-sim, by offset on the simulated chip.
 LINES = {"next_station": 0, "stop": 1, "interrupt": 2, "shutdown": 3, "led": 4}
 PERSISTENT = "/var/lib/persistent"   # image/read-only-root: the one writable persistent partition
-PERSISTENT_BINDS = {PERSISTENT, "/var/lib/playola", "/var/lib/systemd"}
+PERSISTENT_BINDS = {PERSISTENT, "/var/lib/playola", "/var/lib/systemd", "/var/log/journal"}
 
 
 def select(arch):
