@@ -31,7 +31,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(sample.gpio.buttons.first?.lineRef, .name("GPIO17"))
         let encoderLine = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
             .firstIndex { $0.hasPrefix("encoder =") }.map { $0 + 1 }
-        XCTAssertEqual(sample.gpio.encoder, GPIOConfig.Encoder(a: .name("GPIO20"), b: .name("GPIO21"), line: try XCTUnwrap(encoderLine)))
+        XCTAssertEqual(sample.gpio.encoder, GPIOConfig.Encoder(a: .name("GPIO12"), b: .name("GPIO25"), line: try XCTUnwrap(encoderLine)))
         XCTAssertEqual(sample.player.idleClose, 600)
         XCTAssertEqual(sample.led, ApplianceConfig.LED(status: .name("GPIO23"), network: .name("GPIO24")))
     }

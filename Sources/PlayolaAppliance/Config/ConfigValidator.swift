@@ -14,8 +14,14 @@ extension ApplianceConfig {
     }
 
     /// Checks `bytes`, read from `file` (named in the diagnostics): what was checked is exactly what may
-    /// then be kept, even if the file changes meanwhile.
+    /// then be kept, even if the file changes meanwhile. The Pi's `config.txt` beside `file`, else the boot
+    /// partition's, says which pins the sound card takes.
     package static func load(bytes: [UInt8], file: String) -> (config: ApplianceConfig?, diagnostics: [Diagnostic]) {
+        load(bytes: bytes, file: file, bootConfig: BootConfigText.near(file))
+    }
+
+    /// `bootConfig`: the `config.txt` whose sound card's pins no button may take.
+    package static func load(bytes: [UInt8], file: String, bootConfig: BootConfigText?) -> (config: ApplianceConfig?, diagnostics: [Diagnostic]) {
         let ini: INIFile
         do throws(ConfigError) {
             ini = try INIFile.parse(bytes: bytes)
@@ -23,6 +29,7 @@ extension ApplianceConfig {
             return (nil, error.diagnostics(file: file))
         }
         var validator = ConfigValidator(file: file)
+        validator.bootConfig = bootConfig
         let config = validator.validate(ini)
         return (config, validator.diagnostics)
     }
@@ -61,6 +68,8 @@ struct ConfigValidator {
     var tokenEntry: INIEntry?
     /// Every GPIO line in use, to find one wired to two things.
     private var gpioLines: [(ref: LineRef, line: Int)] = []
+    /// The Pi's `config.txt`, for the pins its sound card takes.
+    var bootConfig: BootConfigText?
     /// Station names referred to before all stations are known.
     var stationReferences: [(name: String, line: Int)] = []
 
@@ -328,6 +337,11 @@ struct ConfigValidator {
         }
         if config.gpio.chip == nil, let offset = gpioLines.first(where: { if case .offset = $0.ref { true } else { false } }) {
             error("\(offset.ref) needs a chip: add chip = gpiochip0 (or the right chip) to [gpio]", offset.line)
+        }
+        if let bootConfig {
+            for conflict in SoundCardPins.conflicts(gpioLines, chip: config.gpio.chip, bootConfig: bootConfig) {
+                warning(conflict.message, conflict.line)
+            }
         }
     }
 
