@@ -87,14 +87,18 @@ test -n "${playola_bootargs}" || setenv playola_bootargs "console=ttyS1,115200 c
 setenv bootargs "${playola_bootargs} root=PARTUUID=706c6179-0${rootpart} rootfstype=ext4 ro rootwait panic=10 rauc.slot=${bootslot}"
 echo "playola: booting slot ${bootslot}: ${bootargs}"
 # A slot without a kernel it can start spends this try: the next boot goes on down the order.
+# The initrd goes 96 MiB past the kernel's load address, not to the board's ramdisk_addr_r: the Pi's U-Boot
+# puts that 38 MiB past kernel_addr_r, and booti moves Debian's 36 MiB arm64 Image up to the next 2 MiB
+# boundary, over the initrd's first bytes ("RD image overlaps OS image", seen on QEMU's raspi3b).
+setexpr playola_initrd_addr ${kernel_addr_r} + 0x6000000
 if load ${devtype} ${devnum}:${rootpart} ${kernel_addr_r} /boot/vmlinuz; then
     # A gzip-compressed kernel (Debian's is not; one from the kernel tree's bindeb-pkg is) is moved here
     # by booti and unpacked to kernel_addr_r: 64 MiB past the initrd's start leaves room for this
     # project's initrd on every board.
     setenv kernel_comp_size ${filesize}
-    setexpr kernel_comp_addr_r ${ramdisk_addr_r} + 0x4000000
-    if load ${devtype} ${devnum}:${rootpart} ${ramdisk_addr_r} /boot/initrd.img; then
-        booti ${kernel_addr_r} ${ramdisk_addr_r}:${filesize} ${fdtcontroladdr}
+    setexpr kernel_comp_addr_r ${playola_initrd_addr} + 0x4000000
+    if load ${devtype} ${devnum}:${rootpart} ${playola_initrd_addr} /boot/initrd.img; then
+        booti ${kernel_addr_r} ${playola_initrd_addr}:${filesize} ${fdtcontroladdr}
     fi
 fi
 echo "playola: slot ${bootslot} did not start"
