@@ -5,6 +5,8 @@
     AFTER   the checks of that boot it needs first (image/test --only pulls them in); when one of them returns
             False from run(), it is skipped (boot-to-play does when no audio ever came)
     ARCHES  the arches it runs on (default both)
+    MACHINES  the machines it runs on (None: the arch's first, q35 or virt; "raspi3b": image/test --machine);
+            default all
     run(t)  the check: t.machine (the booted Machine, None for power-cuts and update), t.args, t.api (the fake
             Playola API), t.check (Checks: each call one PASS:/FAIL: line), t.shared (a dict for the boot)
 
@@ -12,7 +14,7 @@ and its docstring's first line, which `image/test --list` prints. ORDER is the o
 
 ORDER = [
     # boot 1, with the USB card
-    "boot-to-play", "read-only-root", "interrupt", "hotplug", "next-and-stop", "remote", "hostname", "image", "wifi", "last-good",
+    "boot-to-play", "pi-board", "read-only-root", "interrupt", "hotplug", "next-and-stop", "remote", "hostname", "image", "wifi", "last-good",
     "playola", "lost-network", "power-button",
     # boot 2, without the card, the cable out
     "cold-plug", "offline-start",

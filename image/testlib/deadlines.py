@@ -18,11 +18,13 @@ def accelerator(arch):
 MEASURED = {
     "amd64": dict(agent=163.0, audio=163.0),
     "arm64": dict(agent=191.0, audio=191.0),
+    "raspi3b": dict(agent=400.0, audio=400.0),
 }
 
 
 def deadline(arch, what):
-    """The deadline for `what` (agent, audio) on `arch`: the measured figure times the accelerator's factor."""
+    """The deadline for `what` (agent, audio) on `arch` (or a machine of image/test --machine): the measured
+    figure times the accelerator's factor."""
     return MEASURED[arch][what] * FACTORS[accelerator(arch)]
 
 

@@ -27,6 +27,8 @@ class Check:
         self.boot = module.BOOT
         self.after = tuple(getattr(module, "AFTER", ()))
         self.arches = tuple(getattr(module, "ARCHES", tuple(target.TARGETS)))
+        # The machines it runs on: None is each arch's first (q35, virt); default every one.
+        self.machines = tuple(getattr(module, "MACHINES", (None, *target.MACHINES)))
         self.title = (module.__doc__ or name).strip().splitlines()[0]
 
 
@@ -56,9 +58,15 @@ def listing(checks):
         lines.append(title)
         for check in (c for c in checks if c.boot == boot):
             notes = ([f"after {', '.join(check.after)}"] if check.after else []) + \
-                    ([" ".join(check.arches) + " only"] if len(check.arches) < len(target.TARGETS) else [])
+                    ([" ".join(check.arches) + " only"] if len(check.arches) < len(target.TARGETS) else []) + \
+                    ([" ".join(m for m in check.machines if m) + " only (--machine)"] if None not in check.machines else [])
             lines.append(f"  {check.name:<15} {check.title}" + (f" ({'; '.join(notes)})" if notes else ""))
     return "\n".join(lines)
+
+
+def runs_here(check):
+    """Whether `check` is for the arch and machine chosen (target.select)."""
+    return target.ARCH in check.arches and target.MACHINE in check.machines
 
 
 def choose(checks, args, only):
@@ -69,13 +77,16 @@ def choose(checks, args, only):
         boots = {boot for boot in "12" if boot in args.boots}
         boots |= {"power-cuts"} if args.power_cuts > 0 else set()
         boots |= {"update"} if args.update else set()
-        return [check for check in checks if check.boot in boots and target.ARCH in check.arches]
+        return [check for check in checks if check.boot in boots and runs_here(check)]
     unknown = [name for name in only if name not in by_name]
     if unknown:
         raise ValueError(f"no check named {', '.join(unknown)} (image/test --list names them)")
-    elsewhere = [name for name in only if target.ARCH not in by_name[name].arches]
+    elsewhere = [name for name in only if not runs_here(by_name[name])]
     if elsewhere:
-        raise ValueError(", ".join(f"{name} runs on {' '.join(by_name[name].arches)} only" for name in elsewhere))
+        raise ValueError(", ".join(f"{name} runs on {' '.join(by_name[name].arches)} only"
+                                   + ("" if None in by_name[name].machines else
+                                      f", booted with --machine {' or '.join(m for m in by_name[name].machines if m)}")
+                                   for name in elsewhere))
     wanted = set()
 
     def need(name):

@@ -14,7 +14,14 @@ TARGETS = {
     "arm64": dict(boot="boot-arm64", disk="playola-rpi.img", build=["--test", "--arch", "arm64"],
                   variant="arm64-test", dir="image-arm64-test", hotplug_latency=4.0),
 }
+# The machines an arch's image boots on besides the first (image/test --machine): the same image, booted by
+# another script. raspi3b: the Pi card itself on QEMU's Raspberry Pi 3B (image/boot-raspi3b), whose dwc2 USB
+# and SD host are slower than virt's virtio and xHCI.
+MACHINES = {
+    "raspi3b": dict(TARGETS["arm64"], boot="boot-raspi3b", hotplug_latency=8.0),
+}
 ARCH = "amd64"
+MACHINE = None        # None: the arch's first machine (q35, virt); else a key of MACHINES
 IMAGE_DIR = None      # set by select() from the arch and the environment
 
 # The test INI's Playola station and Wi-Fi network (image/test-files/boot/firmware/playola.ini).
@@ -28,13 +35,14 @@ PERSISTENT = "/var/lib/persistent"   # image/read-only-root: the one writable pe
 PERSISTENT_BINDS = {PERSISTENT, "/var/lib/playola", "/var/lib/systemd", "/var/log/journal"}
 
 
-def select(arch):
-    """The arch to test, and its image directory: IMAGE_DIR from the environment, or build/<the arch's dir>."""
-    global ARCH, IMAGE_DIR
-    ARCH = arch
-    IMAGE_DIR = os.path.abspath(os.environ.get("IMAGE_DIR", os.path.join(ROOT, "build", TARGETS[ARCH]["dir"])))
+def select(arch, machine=None):
+    """The arch to test and the machine to boot it on, and its image directory: IMAGE_DIR from the environment,
+    or build/<the arch's dir>."""
+    global ARCH, MACHINE, IMAGE_DIR
+    ARCH, MACHINE = arch, machine
+    IMAGE_DIR = os.path.abspath(os.environ.get("IMAGE_DIR", os.path.join(ROOT, "build", spec()["dir"])))
 
 
 def spec():
-    """The chosen arch's entry of TARGETS."""
-    return TARGETS[ARCH]
+    """The chosen arch's entry of TARGETS, or its machine's of MACHINES."""
+    return MACHINES[MACHINE] if MACHINE else TARGETS[ARCH]
