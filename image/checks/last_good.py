@@ -29,7 +29,7 @@ def check_planted_last_good(machine, check):
         f"echo {b64(chr(10) + 'not a setting' + chr(10))} | base64 -d >>/boot/firmware/playola.ini && "
         "mount -o remount,ro /boot/firmware && systemctl restart playola-network-config.service", timeout=60)
     conf = agent.out("cat /run/playola-wifi/wpa_supplicant.conf")
-    said = agent.out("journalctl -b -u playola-network-config -o cat --no-pager | grep -v -e '^Finished ' -e '^Starting ' -e ' Consumed ' -e '^playola-network-config.service: ' | tail -n 2")
+    said = agent.out("journalctl -b -u playola-network-config -o cat --no-pager | grep -v -e '^Finished ' -e '^Starting ' -e ' Consumed ' -e '^playola-network-config.service: ' -e '^name on the network: ' | tail -n 2")
     agent.run("mount -o remount,rw /boot/firmware && cp /run/playola.ini.saved /boot/firmware/playola.ini && "
               "mount -o remount,ro /boot/firmware && cp -p /run/last-good.saved /var/lib/playola/last-good.ini && "
               "systemctl restart playola-network-config.service", timeout=60)
