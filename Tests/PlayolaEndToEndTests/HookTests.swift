@@ -106,7 +106,10 @@ final class HookTests: XCTestCase {
         let elapsed = Date().timeIntervalSince(began), captured = service.captureSeconds - capturedBefore
         let samples = service.recent(seconds - 1)
 
+        // Whole lines of three fields only: a run ended at its time-out while it wrote (or while its `ls` ran,
+        // its child already gone, leaving "fds PID") leaves a line short, which says nothing of what it held.
         let lines = try String(contentsOfFile: marks, encoding: .utf8).split(separator: "\n").map { $0.split(separator: " ") }
+            .filter { $0.count >= 3 }
         let starts = Dictionary(lines.filter { $0[0] == "start" }.map { (String($0[1]), Double($0[2]) ?? 0) }, uniquingKeysWith: { a, _ in a })
         let terms = Dictionary(lines.filter { $0[0] == "term" }.map { (String($0[1]), Double($0[2]) ?? 0) }, uniquingKeysWith: { a, _ in a })
         let children = lines.filter { $0[0] == "child" }.compactMap { pid_t($0[1]) }
