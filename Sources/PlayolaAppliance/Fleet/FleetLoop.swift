@@ -59,6 +59,8 @@ final class FleetLoop: Sendable {
                 let connection: MQTTClient
                 if let client { connection = client } else { connection = try makeClient() }
                 client = connection
+                // What the last connection's end left (its disconnect) is no news for this one.
+                _ = connection.takeEvents()
                 try connection.connect(host: settings.broker.host, port: settings.broker.port, keepalive: settings.keepalive)
                 switch try session(connection, pacer: &pacer, failures: &failures) {
                 case .stopped:

@@ -55,8 +55,12 @@ package final class FleetService: Sendable {
         }
     }
 
-    /// The service stops: offline said, connection closed (at most 2 s).
-    package func stop() { apply(nil, stations: []) }
+    /// The service stops: `lastStatus` (the stopped one) published, offline said, the connection closed (at
+    /// most 2 s). The status is handed in because the change feed may not have said it yet.
+    package func stop(lastStatus: String) {
+        current.withLock { $0.loop }?.post(.status(lastStatus))
+        apply(nil, stations: [])
+    }
 
     /// A command from the broker (on the fleet's thread): refused at once, or carried out on the controller
     /// with its answer sent back when done.

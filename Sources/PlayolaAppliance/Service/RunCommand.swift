@@ -205,7 +205,7 @@ enum RunCommand {
             await controller.shutdown()
             await sessions?.flush()
             // After the player stopped, so the last status the broker keeps is the stopped one.
-            fleet.stop()
+            fleet.stop(lastStatus: ControlReply.line(await controller.status()))
             usleep(60_000) // the fade-out and the last frames reach the device
             engine.shutdown()
             return 0
