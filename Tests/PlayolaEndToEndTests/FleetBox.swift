@@ -105,7 +105,8 @@ final class FleetBox {
 
     /// Whether the process has libmosquitto mapped.
     var mapsMosquitto: Bool {
-        ((try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? "").contains("libmosquitto")
+        // Read to its end: /proc's files say they are empty, and the maps are longer than one read.
+        String(decoding: FileHandle(forReadingAtPath: "/proc/\(pid)/maps")?.readDataToEndOfFile() ?? Data(), as: UTF8.self).contains("libmosquitto")
     }
 
     /// `playola status` (text, or --json parsed).
