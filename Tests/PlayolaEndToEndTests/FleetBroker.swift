@@ -51,6 +51,9 @@ final class FleetBroker {
 
     func client(_ name: String) -> (cert: String, key: String) { ("\(folder)/clients/\(name).crt", "\(folder)/clients/\(name).key") }
 
+    /// A port for it now, without starting it: a broker that is down.
+    func reservePort() throws { if port == 0 { port = try RemoteService.freePort() } }
+
     /// Starts mosquitto (on a new free port the first time, the same one after `kill`), and waits until it listens.
     func start() throws {
         if port == 0 { port = try RemoteService.freePort() }

@@ -194,6 +194,31 @@ final class FleetTests: XCTestCase {
         monitor.stop()
     }
 
+    /// A broker that is down: the box plays, says why in `playola status`, tries again with a growing wait,
+    /// and connects once the broker is up.
+    func testABrokerThatIsDownHoldsUpNothingAndIsReachedOnceUp() async throws {
+        let broker = try FleetBroker()
+        try broker.reservePort()
+        let box = try FleetBox(stations: stations, broker: broker)
+        try box.start()
+        var text = ""
+        let said = try await waitUntil(20) {
+            text = (try? box.statusText()) ?? ""
+            return text.contains("Fleet:   cannot reach broker \(broker.url): connect to 127.0.0.1:\(broker.port): Connection refused")
+                && text.contains("State:   playing")
+        }
+        XCTAssertTrue(said, text)
+        try broker.start()
+        let monitor = try FleetMonitor(broker: broker)
+        // The wait doubles from 1 s and is at most 8 s by now (a random half to all of it): well within 30 s.
+        let connected = try await waitUntil(30) { monitor.latest("playola/\(box.deviceID)/online")?.payload == "true" }
+        XCTAssertTrue(connected)
+        let log = try String(contentsOfFile: box.log, encoding: .utf8)
+        XCTAssertTrue(log.contains("fleet: cannot reach broker \(broker.url)"), log)
+        box.stop()
+        monitor.stop()
+    }
+
     /// The fleet's cost in memory: boxes with and without `[fleet]`, the same station, side by side; without
     /// it, libmosquitto is not even mapped.
     func testTheFleetsCostInResidentMemory() async throws {
