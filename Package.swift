@@ -47,6 +47,8 @@ let package = Package(
         // libcurl is loaded when the first transfer starts (dlopen; Sources/CCurl/include/ccurl.h), so not linked.
         .target(name: "CCurl", dependencies: ["CLazyLibrary"]),
         .target(name: "CALSAQuiet", linkerSettings: [.linkedLibrary("asound")]),
+        // libmosquitto is loaded when [fleet] is first set (dlopen; Sources/CMosquitto/include/cmosquitto.h), so not linked.
+        .target(name: "CMosquitto", dependencies: ["CLazyLibrary"]),
         // The engine's layers, one module each, each its own folder under Sources/PlayolaEngine; each may import only
         // the layers below it (ARCHITECTURE.md draws them; script/check-layers holds every import to this list).
         engineLayer("PlayolaSupport", "Support", []),
@@ -70,11 +72,12 @@ let package = Package(
         applianceLayer("PlayolaGPIO", "GPIO", ["PlayolaApplianceSupport", "PlayolaConfig", "PlayolaEngine", "CGPIO"]),
         applianceLayer("PlayolaControl", "Control", ["PlayolaApplianceSupport", "PlayolaConfig", "PlayolaGPIO", "PlayolaEngine"]),
         applianceLayer("PlayolaRemote", "Remote", ["PlayolaApplianceSupport", "PlayolaConfig", "PlayolaControl", "PlayolaEngine"]),
+        applianceLayer("PlayolaFleet", "Fleet", ["PlayolaApplianceSupport", "PlayolaConfig", "PlayolaControl", "PlayolaEngine", "CMosquitto"]),
         .executableTarget(
             name: "PlayolaAppliance",
             dependencies: [
-                "PlayolaApplianceSupport", "PlayolaConfig", "PlayolaGPIO", "PlayolaControl", "PlayolaRemote", "PlayolaEngine",
-                "CMalloc",
+                "PlayolaApplianceSupport", "PlayolaConfig", "PlayolaGPIO", "PlayolaControl", "PlayolaRemote", "PlayolaFleet",
+                "PlayolaEngine", "CMalloc",
             ],
             path: "Sources/PlayolaAppliance/Service",
             // Relative relocations packed (RELR, glibc >= 2.36): 38,700 RELA entries were 906 KiB of the
@@ -111,6 +114,7 @@ let package = Package(
         layerTests("PlayolaGPIO", also: ["PlayolaApplianceSupport", "PlayolaConfig", "CGPIO"]),
         layerTests("PlayolaControl", also: ["PlayolaApplianceSupport", "PlayolaConfig"]),
         layerTests("PlayolaRemote", also: ["PlayolaApplianceSupport", "PlayolaConfig", "PlayolaControl"]),
+        layerTests("PlayolaFleet", also: ["PlayolaApplianceSupport", "PlayolaConfig", "PlayolaControl"]),
         layerTests("PlayolaAppliance", also: ["PlayolaApplianceSupport", "PlayolaConfig", "PlayolaControl"]),
         .testTarget(name: "PlayolaEndToEndTests", dependencies: [
             "PlayolaAppliance", "PlayolaApplianceSupport", "PlayolaConfig", "PlayolaGPIO", "PlayolaControl", "PlayolaRemote",

@@ -48,6 +48,18 @@ BEGIN {
     in_header = 1
 }
 
+# A commented-out section ("; [fleet]"): off unless it is written, so its keys are all commented out too.
+/^[;#] ?\[[a-z]+\]$/ {
+    if (in_header) { flush(); in_header = 0; print ".SH SECTIONS" }
+    name = $0
+    sub(/^[;#] ?/, "", name)
+    gsub(/[][]/, "", name)
+    in_entry = 0
+    print ".SS [" roff(name) "]"
+    flush()
+    next
+}
+
 /^[;#]/ {
     text = $0
     sub(/^[;#] ?/, "", text)

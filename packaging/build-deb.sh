@@ -69,17 +69,18 @@ if [ -z "$depends" ]; then
 fi
 [ -n "$depends" ] || { echo "build-deb: could not work out the package's dependencies" >&2; exit 1; }
 
-# Libraries loaded with dlopen when first used (Sources/CCurl, CSndFile, CSoxr), which neither dpkg-shlibdeps
-# nor the binary's NEEDED entries name: the package that ships each soname for this architecture (libcurl4 in
-# bookworm, libcurl4t64 in trixie, ...), at the least version dpkg-shlibdeps gave when they were linked
-# (libcurl: curl_multi_wakeup, 7.68.0, is the newest function called).
+# Libraries loaded with dlopen when first used (Sources/CCurl, CSndFile, CSoxr, CMosquitto), which neither
+# dpkg-shlibdeps nor the binary's NEEDED entries name: the package that ships each soname for this architecture
+# (libcurl4 in bookworm, libcurl4t64 in trixie, ...), at the least version dpkg-shlibdeps gave when they were
+# linked (libcurl: curl_multi_wakeup, 7.68.0, is the newest function called; libmosquitto: mosquitto_int_option
+# with MOSQ_OPT_PROTOCOL_VERSION, 1.6.0).
 case $arch in
     amd64) multiarch=x86_64-linux-gnu ;;
     arm64) multiarch=aarch64-linux-gnu ;;
     *) multiarch=$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH) ;;
 esac
 loaded=""
-for library in libcurl.so.4:7.68.0 libsndfile.so.1:1.0.20 libsoxr.so.0:0.1.0; do
+for library in libcurl.so.4:7.68.0 libsndfile.so.1:1.0.20 libsoxr.so.0:0.1.0 libmosquitto.so.1:1.6.0; do
     path=/usr/lib/$multiarch/${library%%:*}
     package=$(owner "$path") || { echo "build-deb: no package ships $path (its -dev package for $arch is missing)" >&2; exit 1; }
     loaded="$loaded$package (>= ${library#*:})

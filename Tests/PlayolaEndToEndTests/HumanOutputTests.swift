@@ -21,6 +21,8 @@ final class HumanOutputTests: XCTestCase {
         .union(["bass", "treble"])
         // Issue 29's queue for MPD's playlist and the spin's id and file (documented in doc/operating.md).
         .union(["upcoming"])
+        // Issue 32's device id, version and slot, and the fleet's link (documented in doc/operating.md).
+        .union(["deviceId", "version", "slot", "fleet"])
 
     func run(_ service: ServiceTests.Service, _ words: String...) throws -> PlayolaRun {
         try PlayolaRun(words + service.configArguments, environment: service.fullEnvironment)

@@ -52,7 +52,7 @@ final class ManualPageTests: XCTestCase {
             "player": ConfigValidator.playerKeys, "service": ConfigValidator.serviceKeys, "cache": ConfigValidator.cacheKeys,
             "playola": ConfigValidator.playolaKeys, "gpio": ConfigValidator.gpioKeys + ["station NAME"],
             "led": ConfigValidator.ledKeys, "log": ConfigValidator.logKeys, "network": NetworkSettings.keys,
-            "update": ConfigValidator.updateKeys,
+            "update": ConfigValidator.updateKeys, "fleet": FleetSettings.keys,
             "station": ConfigValidator.stationKeys,
         ]
         XCTAssertEqual(Set(documented.keys), Set(ConfigValidator.sectionNames + ["station"]), "the sections")

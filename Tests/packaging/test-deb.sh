@@ -46,7 +46,7 @@ check "Description has a synopsis and a long part" test "$(field Description | w
 check "Installed-Size is a number" grep -Eq '^[0-9]+$' <<<"$(field Installed-Size)"
 depends=$(field Depends)
 echo "     Depends: $depends"
-for package in adduser ca-certificates libc6 libasound2 libmpg123-0 libfaad2 libsoxr0 libsndfile1 libcurl4 libinih1 libgpiod2; do
+for package in adduser ca-certificates libc6 libasound2 libmpg123-0 libfaad2 libsoxr0 libsndfile1 libcurl4 libinih1 libgpiod2 libmosquitto1; do
     check "Depends on $package" grep -Eq "(^|, )$package( \([^)]*\))?(,|$)" <<<"$depends"
 done
 check "Depends on no Swift runtime" bash -c '! grep -qi swift <<<"$1"' _ "$depends"

@@ -98,6 +98,8 @@ package struct ApplianceConfig: Sendable, Equatable {
     package var network = NetworkSettings()
     package var remote = RemoteSettings()
     package var hooks = HookSettings()
+    /// nil: no `[fleet]` section, no fleet.
+    package var fleet: FleetSettings?
 
     /// What to play when there is no saved last station.
     package var firstBootStation: StationConfig? {

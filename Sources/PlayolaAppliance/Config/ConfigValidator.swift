@@ -38,7 +38,7 @@ extension ApplianceConfig {
 /// INI entries → `ApplianceConfig`, reporting every problem rather than stopping at the first, so one run of
 /// `playola check-config` shows all there is to fix.
 struct ConfigValidator {
-    static let sectionNames = ["player", "service", "cache", "playola", "gpio", "led", "log", "network", "update", "remote", "hooks"]
+    static let sectionNames = ["player", "service", "cache", "playola", "gpio", "led", "log", "network", "update", "remote", "hooks", "fleet"]
     // The keys each section knows, from its table (`ConfigKeyTable.swift`): written once.
     static let playerKeys = player.map(\.name)
     static let serviceKeys = service.map(\.name)
@@ -149,6 +149,7 @@ struct ConfigValidator {
         readNetwork(sectionsByName["network"] ?? [])
         readRemote(sectionsByName["remote"] ?? [])
         readHooks(sectionsByName["hooks"] ?? [])
+        readFleet(sectionsByName["fleet"] ?? [], sectionLine: ini.sections.first { $0.name == "fleet" }?.line)
 
         if !sawStationSection {
             error("no station is configured: add a [station NAME] section", 0)

@@ -27,12 +27,17 @@ package actor ApplianceController {
     /// Poked at each change the controller makes (the station, the volume); the player's events and the
     /// device poke it too (`RunCommand`).
     package nonisolated let changes: ChangeFeed
+    /// The id the Playola API knows the box by (`DeviceIdentity`), the fleet's too; nil where none was loaded.
+    let deviceID: String?
+    /// The fleet's link, written by the fleet's thread (`[fleet]`); nil inside while there is no fleet.
+    package nonisolated let fleet = FleetState()
 
     package init(
         config: ApplianceConfig, configStatus: ConfigStatus, player: StationPlayer, engine: LiveEngine, cache: AudioCache,
-        api: PlayolaAPI, device: String, changes: ChangeFeed = ChangeFeed()
+        api: PlayolaAPI, device: String, deviceID: String? = nil, changes: ChangeFeed = ChangeFeed()
     ) {
         self.changes = changes
+        self.deviceID = deviceID
         self.config = config
         self.configStatus = configStatus
         self.player = player
@@ -230,6 +235,10 @@ package actor ApplianceController {
             uptime: Int(monotonicSeconds() - started), lastError: lastError, config: configStatus,
             cache: .init(bytes: usage.storedBytes + usage.reservedBytes, budget: cache.budgetBytes, files: usage.files))
         report.stationType = currentStation?.kind.type
+        report.deviceId = deviceID
+        report.version = PlayolaVersion.string
+        report.slot = BootSlot.current
+        report.fleet = fleet.current
         (report.bass, report.treble) = tone
         report.lastErrorAt = lastErrorAt.map(PlayolaDate.format)
         report.deviceRate = output?.rate
@@ -395,6 +404,13 @@ package struct StatusReport: Codable, Sendable {
     package var update: String?
     /// The spins after the current one (`next` is the first), at most `upcomingLimit`; nil when none is known.
     package var upcoming: [SpinInfo]?
+    /// The box's id (`DeviceIdentity`): the Playola API's, and the fleet's topics'.
+    package var deviceId: String?
+    /// The playola version running, and the image's A/B slot where there is one (`BootSlot`).
+    package var version: String?
+    package var slot: String?
+    /// The fleet's broker link, with `[fleet]` only.
+    package var fleet: FleetStatus?
     /// In a `subscribe` stream's lines only: what changed (`StatusAspect`'s names).
     var changed: [String]?
 

@@ -30,6 +30,7 @@ package enum StatusText {
             rows.append(("Last error", error + (when(report.lastErrorAt, now: now).map { " (\($0))" } ?? "")))
         }
         if let update = report.update { rows.append(("Update", update)) }
+        if let fleet = report.fleet { rows.append(("Fleet", self.fleet(fleet))) }
         rows.append(("Uptime", clock(Double(report.uptime))))
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { label, value in
@@ -101,6 +102,13 @@ package enum StatusText {
         case true?: return "the station's server answers" + (failure.map { "; last failure: " + $0 } ?? "")
         case nil: return "last failure: " + (failure ?? "none")
         }
+    }
+
+    /// `connected to mqtts://…`, or why not.
+    static func fleet(_ fleet: FleetStatus) -> String {
+        if fleet.connected { return "connected to \(fleet.broker)" }
+        guard let problem = fleet.problem else { return "connecting to \(fleet.broker)" }
+        return "cannot reach broker \(fleet.broker): \(problem)"
     }
 
     /// `3:12 ago, 2026-12-01 00:14:03 UTC` from the service's ISO 8601 time; nil when there is none.

@@ -4,6 +4,7 @@ import PlayolaEngine
 import Synchronization
 import PlayolaGPIO
 import PlayolaRemote
+import PlayolaFleet
 import PlayolaControl
 import PlayolaConfig
 import PlayolaApplianceSupport
@@ -61,12 +62,14 @@ enum RunCommand {
         let events = DeviceEvents(notifier: notifier, device: output.name)
         let playola = config.playola
         let changes = ChangeFeed()
+        // Loaded once: the listening sessions report it, and the fleet is known by it (its client id, its topics).
+        let deviceID = DeviceIdentity.load(directory: config.service.stateDir)
         let stack = PlayerStack(
             api: playola.api, cache: try AudioCache(directory: config.cache.dir, budgetBytes: config.cache.size),
             output: .device(rate: output.mixRate, open: output.open, idleClose: config.player.idleClose),
             downloader: { AudioDownloader(http: $0, cache: $1, onProblem: { log(.warning, $0, key: "download") }) },
             sessions: { api in ListeningSessionReporter(
-                api: api, deviceID: DeviceIdentity.load(directory: config.service.stateDir), token: { playola.token() },
+                api: api, deviceID: deviceID, token: { playola.token() },
                 onReport: { report in if report.outcome != .ok { log(.warning, "listening session \(report.kind.rawValue): \(report.outcome)", key: "session") } }) },
             report: { event in log(event.kind == .error ? .warning : .info, "\(event)") },
             onDevice: { event in
@@ -76,7 +79,7 @@ enum RunCommand {
         let (engine, player) = (stack.engine, stack.player)
         let controller = ApplianceController(
             config: config, configStatus: configStatus, player: player, engine: engine, cache: stack.cache, api: stack.api, device: output.name,
-            changes: changes)
+            deviceID: deviceID, changes: changes)
         let hooks = try HookRunner(settings: config.hooks)
         changes.listen { hooks.changed($0) }
         Task { await changes.run { await controller.status() } }
@@ -88,6 +91,8 @@ enum RunCommand {
         buttons.start(config)
         let remote = RemoteServer(controller: controller)
         remote.apply(config.remote)
+        let fleet = FleetService(controller: controller, deviceID: deviceID)
+        fleet.apply(config.fleet, stations: config.stations.map(\.name))
         log(.info, "playola \(PlayolaVersion.string): output \(output.name); control socket \(config.service.socket)")
         startWatchdog(engine: engine, player: player, notifier: notifier)
         ReportWriter.start(controller: controller)
@@ -104,7 +109,8 @@ enum RunCommand {
             }
         }
         return await waitForSignals(signals, controller: controller, keeper: keeper, engine: engine,
-                                    sessions: stack.sessions, notifier: notifier, buttons: buttons, hooks: hooks, remote: remote)
+                                    sessions: stack.sessions, notifier: notifier, buttons: buttons, hooks: hooks, remote: remote,
+                                    fleet: fleet)
     }
 
     /// Player events → log lines, the last error, and systemd's STATUS.
@@ -170,7 +176,7 @@ enum RunCommand {
     static func waitForSignals(
         _ signals: Int32, controller: ApplianceController, keeper: ConfigKeeper, engine: LiveEngine,
         sessions: ListeningSessionReporter?, notifier: SystemdNotifier, buttons: Buttons, hooks: HookRunner,
-        remote: RemoteServer
+        remote: RemoteServer, fleet: FleetService
     ) async -> Int32 {
         var keeper = keeper
         while true {
@@ -185,6 +191,7 @@ enum RunCommand {
                     buttons.start(loaded)
                     hooks.update(loaded.hooks)
                     remote.apply(loaded.remote)
+                    fleet.apply(loaded.fleet, stations: loaded.stations.map(\.name))
                 } else {
                     await controller.noteConfig(status)
                 }
@@ -197,6 +204,8 @@ enum RunCommand {
             hooks.stop()
             await controller.shutdown()
             await sessions?.flush()
+            // After the player stopped, so the last status the broker keeps is the stopped one.
+            fleet.stop(lastStatus: ControlReply.line(await controller.status()))
             usleep(60_000) // the fade-out and the last frames reach the device
             engine.shutdown()
             return 0

@@ -40,10 +40,7 @@ enum CardReport {
            let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("IMAGE_VERSION=") }) {
             said += ", image " + line.dropFirst("IMAGE_VERSION=".count).filter { $0 != "\"" }
         }
-        if case .success(let bytes) = WholeFile.read(cmdline, limit: 4096),
-           let word = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).first(where: { $0.hasPrefix("rauc.slot=") }) {
-            said += " from slot " + word.dropFirst("rauc.slot=".count)
-        }
+        if let slot = BootSlot.read(cmdline: cmdline) { said += " from slot " + slot }
         return said
     }
 }
