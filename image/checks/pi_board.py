@@ -14,8 +14,9 @@ AFTER = ("boot-to-play",)
 ARCHES = ("arm64",)
 MACHINES = ("raspi3b",)
 
-# Every line the test INI and the sample INI (etc/playola.ini) name.
-LINE_NAMES = ("GPIO4", "GPIO5", "GPIO6", "GPIO12", "GPIO13", "GPIO16", "GPIO17", "GPIO22", "GPIO23", "GPIO24",
+# Every line the test INI and the sample INI (etc/playola.ini) name (the sample's station button is offset 4,
+# which the Pi's device tree names GPIO_GCLK).
+LINE_NAMES = ("GPIO5", "GPIO6", "GPIO12", "GPIO13", "GPIO16", "GPIO17", "GPIO22", "GPIO23", "GPIO24",
               "GPIO25", "GPIO26", "GPIO27")
 BOARDS = {"bcm2837-rpi-3-b.dtb": "Raspberry Pi 3 Model B", "bcm2837-rpi-zero-2-w.dtb": "Raspberry Pi Zero 2 W"}
 

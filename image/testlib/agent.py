@@ -5,8 +5,10 @@ import base64, json, socket, time
 class Agent:
     """qemu-guest-agent over its virtio-serial port, one JSON command per line."""
 
-    def __init__(self, path):
-        self.path, self.sock, self.buf = path, None, b""
+    def __init__(self, path, timeout=10.0):
+        # `timeout`: how long one command may take to be answered (a serial port's guest agent, on a slow
+        # emulated board, takes longer than a virtio port's).
+        self.path, self.sock, self.buf, self.timeout = path, None, b"", timeout
         # A command that timed out may still be answered later, on this channel or the next connection:
         # until a guest-sync has passed, a reply cannot be taken for the next command's.
         self.unsynced = False
@@ -31,19 +33,20 @@ class Agent:
         line = line.strip(b"\xff \r")
         return json.loads(line) if line else None
 
-    def sync(self, timeout=3.0):
+    def sync(self, timeout=None):
         """guest-sync with a fresh id: replies to commands the agent missed or answered late are skipped."""
         self._connect()
         ident = int(time.monotonic() * 1000) & 0x7FFFFFFF
         self.sock.sendall(json.dumps({"execute": "guest-sync", "arguments": {"id": ident}}).encode() + b"\n")
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + (timeout or self.timeout * 0.3)
         while True:
             reply = self._reply(deadline)
             if reply and reply.get("return") == ident:
                 self.unsynced = False
                 return
 
-    def call(self, command, arguments=None, timeout=10.0):
+    def call(self, command, arguments=None, timeout=None):
+        timeout = timeout or self.timeout
         if self.unsynced:
             self.sync(timeout)
         self._connect()

@@ -78,7 +78,7 @@ class Machine:
         self.card = 0 if card else None
         if card:
             self.capture(0)       # followed from power-on, so the first audio is timed when it comes
-        self.agent = Agent(os.path.join(run, "qga.sock"))
+        self.agent = Agent(os.path.join(run, "qga.sock"), timeout=target.spec().get("agent_timeout", 10.0))
         self.qmp = None
         self.clock_offset = 0.0
         self.stopped, self.ended_before_stop = False, None
