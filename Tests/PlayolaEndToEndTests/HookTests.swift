@@ -94,7 +94,11 @@ final class HookTests: XCTestCase {
             child=$!
             # Once it is sleep (until then it is a copy of this shell, holding the script open).
             until [ "$(readlink /proc/$child/exe)" = "$(readlink -f "$(command -v sleep)")" ]; do :; done
-            echo "fds $child $(ls /proc/$child/fd | sort -n | tr '\\n' ,)" >> \(marks)
+            # sleep's own start-up opens files for a moment (its locale): listed until that has passed; a
+            # descriptor the service leaked would stay, and the run would be ended before it wrote a line.
+            fds=$(ls /proc/$child/fd | sort -n | tr '\\n' ,)
+            while [ "$fds" != "0,1,2," ]; do sleep 0.05; fds=$(ls /proc/$child/fd | sort -n | tr '\\n' ,); done
+            echo "fds $child $fds" >> \(marks)
             wait
             """, timeout: "1s")
         try service.start()
