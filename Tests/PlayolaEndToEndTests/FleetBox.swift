@@ -34,29 +34,9 @@ final class FleetBox {
             \(more)
             """
         }
-        try """
-        [player]
-        station = low
-        volume = 50
-
-        [service]
-        socket = \(folder)/control.sock
-        state_dir = \(folder)/state
-
-        [cache]
-        dir = \(folder)/cache
-        size = 16M
-
-        [station low]
-        type = local
-        path = \(stations)/low
-
-        [station high]
-        type = local
-        path = \(stations)/high
-
-        \(fleet)
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let stationSections = "[station low]\ntype = local\npath = \(stations)/low\n\n[station high]\ntype = local\npath = \(stations)/high\n\n"
+        try ServiceTests.Service.ini(folder: folder, player: "station = low\nvolume = 50", stations: stationSections + fleet)
+            .write(toFile: config, atomically: true, encoding: .utf8)
     }
 
     /// The two stations' folders under `folder`: one short tone each (a spin changes every 20 s).
