@@ -363,6 +363,44 @@ final class ServiceTests: XCTestCase {
         try waitUntil("volume up") { (try? service.status()["volume"] as? Int) == 80 }
     }
 
+    /// Issue 30, item 4: a GPIO chip that cannot be had when the service starts (here the fake source's folder
+    /// is not there yet, as a chip node or its group can come late from udev) is waited for: `status` says so,
+    /// and 10 s later, when it can be had, the buttons work within 2 s, without a restart.
+    func testButtonsWhoseChipComesLateWorkWithoutARestart() throws {
+        let service = try Service()
+        let late = service.folder + "/late", fifo = late + "/gpio.fifo"
+        service.logPath = service.folder + "/service.log"
+        service.extraSections = "[gpio]\nchip = fake:\(fifo)\nstop = GPIO27\n"
+        try service.writeConfig(volume: 80)
+        try service.start()
+        defer { service.stopProcess() }
+        try waitUntil("playing without its buttons") { service.amplitude(400) > 0.05 }
+        let waiting = try service.status()["buttons"] as? String
+        XCTAssertTrue(waiting?.hasPrefix("waiting: cannot open the fake GPIO pipe \(fifo): No such file or directory") ?? false,
+                      waiting ?? "no buttons field in status")
+        let text = try service.client("status")
+        XCTAssertNotNil(text.range(of: #"\nButtons: +waiting: cannot open the fake GPIO pipe"#, options: .regularExpression), text)
+
+        usleep(10_000_000)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: fifo), "nothing was taken while the chip could not be had")
+        try FileManager.default.createDirectory(atPath: late, withIntermediateDirectories: false)
+        let accessible = Date()
+        try waitUntil("the lines are taken", timeout: 2) { FileManager.default.fileExists(atPath: fifo) }
+        let taken = Date().timeIntervalSince(accessible)
+        let pipe = try XCTUnwrap(FileHandle(forWritingAtPath: fifo))
+        pipe.write(Data("GPIO27 1\n".utf8))
+        pipe.write(Data("GPIO27 0\n".utf8))
+        usleep(100_000)
+        pipe.write(Data("GPIO27 1\n".utf8))
+        try waitUntil("the stop button stops") { service.amplitude(400) < 0.001 }
+        XCTAssertLessThan(taken, 2, "the buttons were taken \(taken) s after their chip could be had")
+        XCTAssertNil(try service.status()["buttons"], "status no longer says the buttons wait")
+        let log = try String(contentsOfFile: service.logPath, encoding: .utf8)
+        XCTAssertEqual(log.components(separatedBy: "cannot open the fake GPIO pipe").count - 1, 1,
+                       "the wait is logged once, not at each attempt: \(log)")
+        XCTAssertTrue(log.contains("GPIO: the buttons work now, after waiting "), log)
+    }
+
     /// Issue 7: a `type = stream` station in the INI plays, with its INI header sent, and `playola status`
     /// shows the ICY titles as they change.
     func testAStreamStationPlaysAndItsTitlesShowInStatus() throws {

@@ -30,7 +30,9 @@ package actor ApplianceController {
     /// The id the Playola API knows the box by (`DeviceIdentity`), the fleet's too; nil where none was loaded.
     let deviceID: String?
     /// The fleet's link, written by the fleet's thread (`[fleet]`); nil inside while there is no fleet.
-    package nonisolated let fleet = FleetState()
+    package nonisolated let fleet = Reported<FleetStatus>()
+    /// Why the buttons are not there yet while `Buttons` waits for their GPIO chip; nil when they work or none is set.
+    package nonisolated let buttonsWaiting = Reported<String>()
 
     package init(
         config: ApplianceConfig, configStatus: ConfigStatus, player: StationPlayer, engine: LiveEngine, cache: AudioCache,
@@ -239,6 +241,7 @@ package actor ApplianceController {
         report.version = PlayolaVersion.string
         report.slot = BootSlot.current
         report.fleet = fleet.current
+        report.buttons = buttonsWaiting.current.map { "waiting: " + $0 }
         (report.bass, report.treble) = tone
         report.lastErrorAt = lastErrorAt.map(PlayolaDate.format)
         report.deviceRate = output?.rate
@@ -411,6 +414,8 @@ package struct StatusReport: Codable, Sendable {
     package var slot: String?
     /// The fleet's broker link, with `[fleet]` only.
     package var fleet: FleetStatus?
+    /// `waiting: cannot open chip …` while the GPIO lines cannot be had yet; absent when they work.
+    package var buttons: String?
     /// In a `subscribe` stream's lines only: what changed (`StatusAspect`'s names).
     var changed: [String]?
 

@@ -31,6 +31,7 @@ package enum StatusText {
         }
         if let update = report.update { rows.append(("Update", update)) }
         if let fleet = report.fleet { rows.append(("Fleet", self.fleet(fleet))) }
+        if let buttons = report.buttons { rows.append(("Buttons", buttons)) }
         rows.append(("Uptime", clock(Double(report.uptime))))
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { label, value in

@@ -12,7 +12,7 @@ final class FleetLoop: Sendable {
     private let settings: FleetSettings
     private let topics: FleetTopics
     private let discovery: [HomeAssistantDiscovery.Config]
-    private let state: FleetState
+    private let state: Reported<FleetStatus>
     private let onCommand: @Sendable (FleetMessage) -> Void
     private let inbox: Mailbox<FleetInput>
     private let stopped: Mailbox<Bool>
@@ -25,7 +25,7 @@ final class FleetLoop: Sendable {
     /// The most a clean stop waits for the offline message and DISCONNECT to be written.
     static let stopFlush = 1.0
 
-    init(settings: FleetSettings, topics: FleetTopics, discovery: [HomeAssistantDiscovery.Config], state: FleetState,
+    init(settings: FleetSettings, topics: FleetTopics, discovery: [HomeAssistantDiscovery.Config], state: Reported<FleetStatus>,
          onCommand: @escaping @Sendable (FleetMessage) -> Void) throws(ControlError) {
         self.settings = settings
         self.topics = topics
