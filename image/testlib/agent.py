@@ -65,8 +65,11 @@ class Agent:
         return reply["return"]
 
     def start(self, shell):
-        """Starts a shell command in the guest without waiting for it; returns its pid."""
-        return self.call("guest-exec", {"path": "/bin/sh", "arg": ["-c", shell], "capture-output": True})["pid"]
+        """Starts a shell command in the guest without waiting for it; returns its pid. Its stdin is /dev/null:
+        on the Pi's USB serial agent, a command the shell execs with the agent's own stdin (seen: `playola status
+        --json`, every time) never reported its exit, while the same command after `; true` or `< /dev/null` did."""
+        return self.call("guest-exec", {"path": "/bin/sh", "arg": ["-c", "exec </dev/null; " + shell],
+                                        "capture-output": True})["pid"]
 
     def run(self, shell, timeout=30.0):
         """(exit code, stdout, stderr) of a shell command in the guest."""
