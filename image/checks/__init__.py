@@ -15,7 +15,7 @@ and its docstring's first line, which `image/test --list` prints. ORDER is the o
 ORDER = [
     # boot 1, with the USB card
     "boot-to-play", "pi-board", "read-only-root", "interrupt", "hotplug", "next-and-stop", "remote", "hostname", "image", "wifi", "last-good",
-    "playola", "lost-network", "late-buttons", "power-button",
+    "fleet", "playola", "lost-network", "late-buttons", "power-button",
     # boot 2, without the card, the cable out
     "cold-plug", "offline-start",
     # --power-cuts N (amd64)

@@ -34,7 +34,9 @@ class Events(threading.Thread):
             buf += data
             while b"\n" in buf:
                 line, buf = buf.split(b"\n", 1)
-                line = line.decode(errors="replace").strip()
+                # Printable only: the Pi's mini UART sends a control byte as the guest opens the port (seen before
+                # each line on raspi3b), which would keep `^udev ...` from matching.
+                line = "".join(ch for ch in line.decode(errors="replace") if ch.isprintable()).strip()
                 if line:
                     with self.lock:
                         self.lines.append((stamp(), line))
@@ -67,10 +69,12 @@ class Machine:
             os.remove(old)
         # The host's end of the forward to the guest's MPD port (image/boot's MPD_PORT), free when chosen.
         self.mpd_port = free_port()
+        # The host's port the guest's 10.0.2.101:1883 is forwarded to (image/boot's BROKER_PORT): the fleet check's broker.
+        self.broker_port = free_port()
         self.powered = stamp()
         self.qemu = subprocess.Popen([os.path.join(target.ROOT, "image", target.spec()["boot"]), run],
                                      env=dict(os.environ, IMAGE_DIR=target.IMAGE_DIR, TIMEOUT=str(timeout), CARD="1" if card else "0",
-                                              PLUGS=str(plugs), API_PORT=str(api_port), MPD_PORT=str(self.mpd_port), RTC_OFFSET=str(RTC_OFFSET),
+                                              PLUGS=str(plugs), API_PORT=str(api_port), MPD_PORT=str(self.mpd_port), BROKER_PORT=str(self.broker_port), RTC_OFFSET=str(RTC_OFFSET),
                                               **(disks.environment() if disks else {})))
         self.events = Events(os.path.join(run, "events.sock"))
         self.events.start()
