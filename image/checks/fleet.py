@@ -28,8 +28,12 @@ def check_fleet(machine, check):
             broker.wait()
 
 
-def _mqtt(tool, port, *words, timeout=60):
-    done = subprocess.run([tool, "-h", "127.0.0.1", "-p", str(port), *words], capture_output=True, text=True, timeout=timeout)
+def _mqtt(tool, port, *words, timeout=100):
+    """A mosquitto client's output; "" when it timed out."""
+    try:
+        done = subprocess.run([tool, "-h", "127.0.0.1", "-p", str(port), *words], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return ""
     return done.stdout.strip()
 
 
@@ -54,6 +58,7 @@ def _check_fleet(machine, check):
     changed = machine.wait_status(lambda s: s.get("station") == "tone" and s.get("state") == "playing", timeout=20)
     frequency = pitch(capture.window(max(stamp(), asked + 2.0)))
     link = machine.wait_status(lambda s: (s.get("fleet") or {}).get("connected"), timeout=1).get("fleet")
+    said = machine.agent.out("journalctl -b -u playola -o cat --no-pager | grep -i fleet | tail -n 3")
     agent.run("mount -o remount,rw /boot/firmware && cp /run/playola.ini.saved /boot/firmware/playola.ini && "
               "mount -o remount,ro /boot/firmware && systemctl reload playola", timeout=60)
     check("fleet: the box shows on the broker and a group next changes the tone",
@@ -61,4 +66,4 @@ def _check_fleet(machine, check):
           and frequency is not None and abs(frequency - TONE) < 20,
           f"{'INI edited' if code == 0 else err.strip()}; retained status of {device} read {fmt(shown)} after the reload, "
           f"online {online.split(' ')[-1] if online else 'NONE'}; link {link}; group next: {changed.get('station')} "
-          f"{changed.get('state')}, captured {fmt(frequency, '.0f', ' Hz')}")
+          f"{changed.get('state')}, captured {fmt(frequency, '.0f', ' Hz')}; journal: {' | '.join(said.splitlines())}")

@@ -148,9 +148,9 @@ def start_rewrites(machine):
     moment included. True if the loop ran."""
     started = stamp()
     machine.agent.start(REWRITES)
-    first, _ = machine.events.wait(r"^report-write 1 start$", started, 60)
-    done, _ = machine.events.wait(r"^report-write 1 done$", started, 90)
-    second, _ = machine.events.wait(r"^report-write 2 start$", started, 90)
+    first, _ = machine.events.wait(r"report-write 1 start$", started, 60)
+    done, _ = machine.events.wait(r"report-write 1 done$", started, 90)
+    second, _ = machine.events.wait(r"report-write 2 start$", started, 90)
     if None in (first, done, second):
         return False
     time.sleep(random.uniform(0.0, done - first))

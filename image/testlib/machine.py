@@ -12,7 +12,7 @@ RTC_OFFSET = -3600        # the guest's clock starts an hour behind
 
 
 class Events(threading.Thread):
-    """Lines from the guest's ttyS1 (udev sound events, the gpio-sim chip), each stamped on arrival."""
+    """Lines from the guest's event port (udev sound events, the gpio-sim chip), each stamped on arrival."""
 
     def __init__(self, path):
         super().__init__(daemon=True)
@@ -34,9 +34,9 @@ class Events(threading.Thread):
             buf += data
             while b"\n" in buf:
                 line, buf = buf.split(b"\n", 1)
-                # Printable only: the Pi's mini UART sends a control byte as the guest opens the port (seen before
-                # each line on raspi3b), which would keep `^udev ...` from matching.
-                line = "".join(ch for ch in line.decode(errors="replace") if ch.isprintable()).strip()
+                # On the Pi's mini UART each line comes after a byte of the 8250 driver's own (an "X", each time
+                # the guest opens the port): patterns are searched, not anchored at the start.
+                line = line.decode(errors="replace").strip()
                 if line:
                     with self.lock:
                         self.lines.append((stamp(), line))
@@ -155,8 +155,8 @@ class Machine:
             time.sleep(0.2)
 
     def sim_path(self, line):
-        _, found = self.events.wait(r"^gpio-sim ", 0, 0)
-        return f"{found.split()[1]}/sim_gpio{target.LINES[line]}" if found else None
+        _, found = self.events.wait(r"gpio-sim /", 0, 0)
+        return f"{found.split('gpio-sim ')[1].split()[0]}/sim_gpio{target.LINES[line]}" if found else None
 
     def press(self, line, hold=0.2, wait=True):
         """Pulls a button's line to ground (the INI says active_low) for `hold` seconds, from the guest's
