@@ -168,14 +168,14 @@ command -v systemd-analyze >/dev/null || {
 }
 # verify checks that the programs in Exec*= exist and are executable, and resolves every unit the service
 # depends on. Against this machine it would find no /usr/bin/playola; with --root= it looks at a staging
-# root instead: this machine's own units (sysinit.target, network-online.target ...) and /bin/kill, with
+# root instead: this machine's own units (sysinit.target, network-online.target ...) and /bin/sh, with
 # the extracted package on top, so the files verified are exactly the packaged ones and nothing is
 # installed or copied onto the host.
 verify_root=$work/verify-root
 mkdir -p "$verify_root/usr/lib/systemd/system" "$verify_root/bin"
 cp -a /lib/systemd/system/. "$verify_root/usr/lib/systemd/system/"
 cp -a "$work/root/." "$verify_root/"
-cp /bin/kill "$verify_root/bin/kill"
+cp /bin/sh "$verify_root/bin/sh"
 mkdir -p "$verify_root/usr/bin" && cp /usr/bin/systemctl "$verify_root/usr/bin/systemctl"
 # Unknown keys and similar mistakes are only warnings (exit 0), so any output at all fails.
 if systemd-analyze verify --root="$verify_root" /usr/lib/systemd/system/playola.service \
