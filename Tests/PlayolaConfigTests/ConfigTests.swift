@@ -33,6 +33,7 @@ final class ConfigTests: XCTestCase {
             .firstIndex { $0.hasPrefix("encoder =") }.map { $0 + 1 }
         XCTAssertEqual(sample.gpio.encoder, GPIOConfig.Encoder(a: .name("GPIO12"), b: .name("GPIO25"), line: try XCTUnwrap(encoderLine)))
         XCTAssertEqual(sample.player.idleClose, 600)
+        XCTAssertEqual(sample.player.clockHold, .stuff)
         XCTAssertEqual(sample.led, ApplianceConfig.LED(status: .name("GPIO23"), network: .name("GPIO24")))
     }
 
@@ -52,6 +53,7 @@ final class ConfigTests: XCTestCase {
             ("[player]\nvolume = loud\n" + demo, ["FILE:2: error: volume must be a whole number from 0 to 100, not 'loud'"]),
             ("[player]\nvolume = 101\n" + demo, ["FILE:2: error: volume must be a whole number from 0 to 100, not '101'"]),
             ("[player]\nrate = 96000\n" + demo, ["FILE:2: error: rate must be auto, 48000 or 44100, not '96000'"]),
+            ("[player]\nclock_hold = bend\n" + demo, ["FILE:2: error: clock_hold must be stuff or resample, not 'bend'"]),
             ("[player]\ndevice = hw:0\n" + demo,
              ["FILE:2: error: device 'hw:0' names a card by index; use hw:CARD=<name>,DEV=0 so it survives re-plugging"]),
             ("[player]\ndevice = plughw:1,3\n" + demo,
@@ -155,6 +157,17 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(forced?.player.rate, 48000)
         let (_, badLines) = try scratch.load("[player]\nrate = Auto\n" + demo)
         XCTAssertEqual(badLines, ["FILE:2: error: rate must be auto, 48000 or 44100, not 'Auto'"])
+    }
+
+    func testClockHoldIsStuffUnlessResample() throws {
+        XCTAssertEqual(try scratch.load(demo).config?.player.clockHold, .stuff, "stuff is the default")
+        let (resample, lines) = try scratch.load("[player]\nclock_hold = resample\n" + demo)
+        XCTAssertEqual(lines, [])
+        XCTAssertEqual(resample?.player.clockHold, .resample)
+        XCTAssertEqual(try scratch.load("[player]\nclock_hold = stuff\n" + demo).config?.player.clockHold, .stuff)
+        let (bad, badLines) = try scratch.load("[player]\nvolume = 50\nclock_hold = Resample\n" + demo)
+        XCTAssertNil(bad)
+        XCTAssertEqual(badLines, ["FILE:3: error: clock_hold must be stuff or resample, not 'Resample'"])
     }
 
     func testValuesAreRead() throws {

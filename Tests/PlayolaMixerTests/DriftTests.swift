@@ -6,7 +6,8 @@ import XCTest
 /// Issue 16, "must be shown" 3: a stream's server clock apart from the DAC's. The bend is measured on sines,
 /// then a real `StreamVoice` is played by the real `Mixer` for a virtual hour against a source 300 ppm fast and one
 /// 300 ppm slow (and 500 ppm each way, the range the loop is built for), the decode side filling and reading
-/// the buffer every 0.2 s as the live engine does.
+/// the buffer every 0.2 s as the live engine does. Issue 31: the same loop held by frame stuffing (the
+/// default, `FrameStufferTests` for its splices) for ten virtual minutes at 500 ppm each way.
 ///
 /// Audibility bound: the correction moves at most 2 ppm in any second (0.0035 cents) and never past
 /// 1000 ppm (1.7 cents); pitch changes below about 5 cents are not heard on a held tone.
@@ -56,35 +57,6 @@ final class DriftTests: XCTestCase {
         }
     }
 
-    /// A stream decoder over a server that has sent `sent` frames of a 400 Hz sine so far.
-    final class ServerSine: StreamDecoder {
-        let sampleRate: Int
-        let channelCount = 2
-        var sent: Int64 = 0
-        private(set) var taken: Int64 = 0
-
-        /// One period of the sine (the rate is a multiple of 400 Hz).
-        let period: [Float]
-
-        init(rate: Int) {
-            sampleRate = rate
-            period = (0..<rate / 400).map { Float(0.25 * sin(2 * Double.pi * Double($0) * 400 / Double(rate))) }
-        }
-        func prepare() throws(AudioDecoderError) -> Bool { true }
-        var hasEnded: Bool { false }
-
-        func read(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) throws(AudioDecoderError) -> Int {
-            let count = Int(min(Int64(maxFrames), sent - taken))
-            for index in 0..<count {
-                let value = period[Int((taken + Int64(index)) % Int64(period.count))]
-                buffer[2 * index] = value
-                buffer[2 * index + 1] = value
-            }
-            taken += Int64(count)
-            return count
-        }
-    }
-
     struct HourOfDrift {
         var worstLevelError = 0.0
         var lowestLevel = Double.infinity
@@ -96,13 +68,16 @@ final class DriftTests: XCTestCase {
         var largestStep: Float = 0
     }
 
-    /// One virtual hour: the server sends at `ppm` from the DAC's rate (after a 2.5 s burst on connect, as
-    /// Icecast sends); every 0.2 s the mixer plays 0.2 s, then the decode side fills the ring with all
-    /// that arrived and reads its level. Mixed at 4 kHz to keep the hour short; the loop works in seconds.
-    func hour(ppm: Double, tuning: DriftController.Tuning = .init()) throws -> HourOfDrift {
+    /// One virtual hour (or `seconds`): the server sends at `ppm` from the DAC's rate (after a 2.5 s burst on
+    /// connect, as Icecast sends); every 0.2 s the mixer plays 0.2 s, then the decode side fills the ring with
+    /// all that arrived and reads its level. Mixed at 4 kHz to keep the hour short; the loop works in seconds.
+    func hour(
+        ppm: Double, seconds: Int = 3600, tuning: DriftController.Tuning = .init(), clockHold: ClockHold = .resample
+    ) throws -> HourOfDrift {
         let rate = 4000
-        let source = ServerSine(rate: rate)
-        let voice = try StreamVoice(url: "drift", decoder: source, mixRate: rate, ringSeconds: 6, rebufferSeconds: 2, drift: tuning)
+        let source = ServerSignal.sine(rate: rate)
+        let voice = try StreamVoice(url: "drift", decoder: source, mixRate: rate, ringSeconds: 6, rebufferSeconds: 2,
+                                    drift: tuning, clockHold: clockHold)
         let burst = Int64(2.5 * Double(rate))
         source.sent = burst
         voice.fill()
@@ -112,7 +87,7 @@ final class DriftTests: XCTestCase {
         var corrections: [Double] = []
         var last: Float = 0
         var previousReading: Double?
-        for pass in 1...(3600 * 5) {
+        for pass in 1...(seconds * 5) {
             output.withUnsafeMutableBufferPointer { buffer in
                 Mixer.mix([voice], blockStart: Int64(pass - 1) * Int64(block), frames: block, into: buffer.baseAddress!)
             }
@@ -163,6 +138,28 @@ final class DriftTests: XCTestCase {
             XCTAssertLessThan(run.worstLevelError, 0.1, "\(ppm) ppm: and in fact five times closer")
             XCTAssertLessThanOrEqual(run.worstCorrectionChangeInOneSecond, 2e-6 + 1e-12, "\(ppm) ppm: ≤ 2 ppm in any 1 s")
             XCTAssertEqual(run.finalCorrection * 1e6, ppm, accuracy: 30, "\(ppm) ppm: it learned the clocks' difference")
+            XCTAssertLessThan(run.largestStep, sineStep, "\(ppm) ppm: no click")
+        }
+    }
+
+    /// Ten virtual minutes at 500 ppm each way, the stream held by frame stuffing: the same loop holds the
+    /// buffer in the same band, never running dry or full, and no splice steps further than the sine does.
+    func testTenMinutesFiveHundredPpmFastOrSlowStuffedHoldTheBufferWithoutARebufferOrADrop() throws {
+        let sineStep = Float(0.25 * 2 * Double.pi * 400 / 4000) * 1.01
+        for ppm in [500.0, -500] {
+            let run = try hour(ppm: ppm, seconds: 600, clockHold: .stuff)
+            let resampled = try hour(ppm: ppm, seconds: 600, clockHold: .resample)
+            print("stuffed, \(ppm) ppm, 10 min: level within ±\(run.worstLevelError) s of its target (resampled: "
+                  + "±\(resampled.worstLevelError) s), lowest \(run.lowestLevel) s, correction \(run.finalCorrection * 1e6) ppm, "
+                  + "largest step \(run.largestStep) (the sine's \(sineStep / 1.01))")
+            XCTAssertEqual(run.recoveries, 0, "\(ppm) ppm: it never ran dry")
+            XCTAssertGreaterThan(run.lowestLevel, 1.5, "\(ppm) ppm")
+            XCTAssertEqual(run.timesFull, 0, "\(ppm) ppm: the ring never filled, so nothing was dropped")
+            XCTAssertLessThan(run.largestBacklog, 1024, "\(ppm) ppm: all that arrived was decoded at each pass")
+            XCTAssertLessThan(run.worstLevelError, 0.1, "\(ppm) ppm: the level held within ±0.1 s of its target")
+            XCTAssertEqual(run.worstLevelError, resampled.worstLevelError, accuracy: 0.01, "\(ppm) ppm: as the bend holds it")
+            XCTAssertEqual(run.finalCorrection, resampled.finalCorrection, accuracy: 20e-6, "\(ppm) ppm: the same loop, the same correction")
+            XCTAssertLessThanOrEqual(run.worstCorrectionChangeInOneSecond, 2e-6 + 1e-12, "\(ppm) ppm: ≤ 2 ppm in any 1 s")
             XCTAssertLessThan(run.largestStep, sineStep, "\(ppm) ppm: no click")
         }
     }

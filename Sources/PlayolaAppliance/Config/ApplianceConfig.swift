@@ -24,6 +24,8 @@ package struct ApplianceConfig: Sendable, Equatable {
         /// Tone controls in dB, `ToneControl.range`; 0 is flat (and costs nothing).
         package var bass = 0.0
         package var treble = 0.0
+        /// How a stream is held against the DAC's clock: frames stuffed (the default) or every frame resampled.
+        package var clockHold = ClockHold.stuff
     }
 
     package struct Service: Sendable, Equatable {

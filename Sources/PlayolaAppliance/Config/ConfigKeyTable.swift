@@ -1,4 +1,5 @@
 import PlayolaApplianceSupport
+import PlayolaEngine
 /// One INI key: its name and how its value enters the configuration.
 struct ConfigKey: Sendable {
     let name: String
@@ -54,6 +55,11 @@ extension ConfigValidator {
         },
         ConfigKey("treble") { validator, entry in
             if let dB = validator.decibels(entry) { validator.config.player.treble = dB }
+        },
+        ConfigKey("clock_hold") { validator, entry in
+            if let hold = validator.accepted(ClockHold(rawValue: entry.value), entry, must: "be stuff or resample") {
+                validator.config.player.clockHold = hold
+            }
         },
     ]
 

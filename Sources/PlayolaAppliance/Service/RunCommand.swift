@@ -67,6 +67,7 @@ enum RunCommand {
         let stack = PlayerStack(
             api: playola.api, cache: try AudioCache(directory: config.cache.dir, budgetBytes: config.cache.size),
             output: .device(rate: output.mixRate, open: output.open, idleClose: config.player.idleClose),
+            clockHold: config.player.clockHold,
             downloader: { AudioDownloader(http: $0, cache: $1, onProblem: { log(.warning, $0, key: "download") }) },
             sessions: { api in ListeningSessionReporter(
                 api: api, deviceID: deviceID, token: { playola.token() },

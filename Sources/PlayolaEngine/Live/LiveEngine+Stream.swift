@@ -32,7 +32,7 @@ extension LiveEngine {
             if feed.filling == nil {
                 feed.filling = try StreamVoice(
                     url: connection.url, decoder: decoder, mixRate: mixRate, ringSeconds: connection.maxBufferSeconds,
-                    rebufferSeconds: connection.prebufferSeconds)
+                    rebufferSeconds: connection.prebufferSeconds, clockHold: clockHold)
             }
             let voice = feed.filling!
             voice.fill()

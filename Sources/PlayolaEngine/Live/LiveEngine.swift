@@ -35,6 +35,8 @@ public final class LiveEngine: Sendable {
     public let probeInterval: Double
     /// Seconds of silence with nothing to play after which the device is closed (nil: never).
     public let idleClose: Double?
+    /// How a stream is held against the DAC's clock (`[player] clock_hold`).
+    public let clockHold: ClockHold
     private let blockFrames = 1024
     /// What a rewind leaves queued on the device, however late it comes: one block, which covers the write of
     /// the voice's first block that follows it at once (a start from silence waits that much longer: 23 ms).
@@ -82,15 +84,18 @@ public final class LiveEngine: Sendable {
     ///   - openSink: opens the output (an ALSA PCM); called again after the device went away.
     ///   - onDevice: device events (once per change, and each failed attempt while the device is away), called
     ///     on the decode thread: the render thread only posts them.
+    ///   - clockHold: how a stream follows its drift loop: frame stuffing, or resampling every frame.
     public init(
         mixRate: Int, openSink: @escaping @Sendable () throws(AudioSinkError) -> any AudioSink, clock: any WallClock,
-        probeInterval: Double = 2, idleClose: Double? = nil, report: @escaping @Sendable (PlayEvent) -> Void = { _ in },
+        probeInterval: Double = 2, idleClose: Double? = nil, clockHold: ClockHold = .stuff,
+        report: @escaping @Sendable (PlayEvent) -> Void = { _ in },
         onDevice: @escaping @Sendable (DeviceEvent) -> Void = { _ in },
         openFile: @escaping @Sendable (String) throws(AudioDecoderError) -> any AudioDecoder = { path throws(AudioDecoderError) in try openAudioFile(path: path) }
     ) {
         self.openFile = openFile
         self.mixRate = mixRate
         self.idleClose = idleClose
+        self.clockHold = clockHold
         self.openSink = openSink
         self.clock = clock
         self.probeInterval = probeInterval

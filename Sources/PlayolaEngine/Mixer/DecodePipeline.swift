@@ -1,8 +1,8 @@
 import PlayolaDecoding
 
 /// What every voice shares: its decoder (and resampler), positioned at the join point, filling a ring of
-/// stereo frames at the mix rate, through a `DriftBend` when it bends (a stream held against its server's
-/// clock). Runs on the decode side only: the render thread reads the ring.
+/// stereo frames at the mix rate, through a `DriftFollower` for a stream held against its server's clock
+/// (`ClockHold`). Runs on the decode side only: the render thread reads the ring.
 ///
 /// Positions are "voice frames": frames at the mix rate counted from the decoder's first sample.
 public final class DecodePipeline {
@@ -32,18 +32,20 @@ public final class DecodePipeline {
     /// Decoded stereo frames not yet given to the resampler.
     private var inputOffset = 0
     private var inputCount = 0
-    /// Mix-rate frames ready for the ring: `stereo` when the rates match, else `resampled`, else the bend's.
+    /// Mix-rate frames ready for the ring: `stereo` when the rates match, else `resampled`, else the follower's.
     private var ready: UnsafeMutablePointer<Float>
     private var readyOffset = 0
     private var readyCount = 0
     private var decoderDone = false
-    private let bend: DriftBend?
+    /// A stream's: how it follows its drift loop's correction.
+    private let follower: (any DriftFollower)?
 
     /// Output frames a resampled join starts early by, so that the filter has settled at the join.
     static let resamplerPreroll: Int64 = 4096
 
     public init(
-        file: String, decoder: any AudioDecoder, mixRate: Int, joinFrame: Int64, ringFrames: Int, bends: Bool
+        file: String, decoder: any AudioDecoder, mixRate: Int, joinFrame: Int64, ringFrames: Int,
+        clockHold: ClockHold?
     ) throws(AudioDecoderError) {
         self.file = file
         self.mixRate = mixRate
@@ -74,7 +76,7 @@ public final class DecodePipeline {
             try decoder.seek(toFrame: grid * resampler.gridInput)
         }
         resampled = .allocate(capacity: max(1, resampledCapacity) * 2)
-        bend = bends ? DriftBend(maxInputFrames: max(chunkFrames, resampledCapacity)) : nil
+        follower = clockHold?.makeFollower(maxInputFrames: max(chunkFrames, resampledCapacity))
         ready = stereo
         writeFrame = joinFrame
     }
@@ -85,10 +87,10 @@ public final class DecodePipeline {
         resampled.deallocate()
     }
 
-    /// Input frames the bend reads per output frame (1 without a bend).
-    var bendStep: Double {
-        get { bend?.step ?? 1 }
-        set { bend?.step = newValue }
+    /// Input frames per output frame, minus 1 (0 without a clock hold): positive plays faster than 1:1.
+    var correction: Double {
+        get { follower?.correction ?? 0 }
+        set { follower?.correction = newValue }
     }
 
     /// Frames made and not yet in the ring.
@@ -135,7 +137,7 @@ public final class DecodePipeline {
             readyCount = inputCount
             inputCount = 0
             isExhausted = decoderDone
-            applyBend()
+            followDrift()
             return true
         }
         ready = resampled
@@ -151,15 +153,23 @@ public final class DecodePipeline {
         let drop = Int(min(Int64(readyCount), discard))
         discard -= Int64(drop)
         readyOffset = drop
-        applyBend()
+        followDrift()
         return true
     }
 
-    /// The ready frames go through the bend, if there is one.
-    private func applyBend() {
-        guard let bend, readyCount > readyOffset else { return }
-        readyCount = bend.process(ready + readyOffset * 2, frames: readyCount - readyOffset)
-        ready = bend.output
+    /// The ready frames go through the drift follower, if there is one; at the end, what it still holds
+    /// is ready (and the pipeline is exhausted only once that is in the ring too).
+    private func followDrift() {
+        guard let follower else { return }
+        if readyCount > readyOffset {
+            readyCount = follower.process(ready + readyOffset * 2, frames: readyCount - readyOffset)
+        } else if isExhausted {
+            readyCount = follower.flush()
+            isExhausted = readyCount == 0
+        } else {
+            return
+        }
+        ready = follower.output
         readyOffset = 0
     }
 

@@ -4,7 +4,8 @@ import Synchronization
 /// An internet radio stream on its way to the mix. It is not tied to the mix timeline: its frames arrive at
 /// the broadcast's pace, so the mixer plays them as they come from `startFrame` on, ramps in at the start,
 /// and when the ring runs dry waits until `rebufferFrames` have arrived again (a jitter buffer). Its frames
-/// pass through the pipeline's `DriftBend`, which `holdLevel` keeps at its level.
+/// pass through the pipeline's `FrameStuffer` or `DriftBend` (`ClockHold`), which `holdLevel` keeps at its
+/// level.
 public final class StreamVoice {
     /// The mix frame from which it sounds. Set by the decode side before the voice is published (it is
     /// placed only once its jitter buffer is full), never after.
@@ -31,10 +32,10 @@ public final class StreamVoice {
 
     public init(
         url: String, decoder: any StreamDecoder, mixRate: Int, ringSeconds: Double, rebufferSeconds: Double,
-        drift: DriftController.Tuning = .init()
+        drift: DriftController.Tuning = .init(), clockHold: ClockHold = .stuff
     ) throws(AudioDecoderError) {
         pipeline = try DecodePipeline(file: url, decoder: decoder, mixRate: mixRate, joinFrame: 0,
-                                      ringFrames: Int(Double(mixRate) * ringSeconds), bends: true)
+                                      ringFrames: Int(Double(mixRate) * ringSeconds), clockHold: clockHold)
         ring = pipeline.ring
         rebufferFrames = min(ring.capacity, Int(Double(mixRate) * rebufferSeconds))
         self.drift = DriftController(tuning: drift)
@@ -57,6 +58,6 @@ public final class StreamVoice {
             drift.resettle()
         }
         let frames = ring.availableToRead + pipeline.pendingFrames
-        pipeline.bendStep = 1 + drift.update(level: Double(frames) / Double(mixRate), at: time)
+        pipeline.correction = drift.update(level: Double(frames) / Double(mixRate), at: time)
     }
 }

@@ -31,7 +31,7 @@ public final class TimelineVoice {
         self.startFrame = startFrame
         self.joinFrame = max(0, joinFrame)
         pipeline = try DecodePipeline(file: file, decoder: decoder, mixRate: mixRate, joinFrame: self.joinFrame,
-                                      ringFrames: 2 * mixRate, bends: false)
+                                      ringFrames: 2 * mixRate, clockHold: nil)
         ring = pipeline.ring
         readFrame = self.joinFrame
     }

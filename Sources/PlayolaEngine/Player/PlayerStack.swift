@@ -33,8 +33,9 @@ public struct PlayerStack: Sendable {
     ///   - sessions: makes the listening-session reporter on the API (nil: none).
     ///   - report: what played when, from the engine's decode thread.
     ///   - onDevice: the engine's device events, before the player hears of them.
+    ///   - clockHold: how a stream is held against the DAC's clock (`LiveEngine.clockHold`).
     public init(
-        api baseURL: String, cache: AudioCache, output: Output, retryDelays: [Double]? = nil,
+        api baseURL: String, cache: AudioCache, output: Output, retryDelays: [Double]? = nil, clockHold: ClockHold = .stuff,
         downloader: (HTTPClient, AudioCache) -> AudioDownloader = { AudioDownloader(http: $0, cache: $1) },
         sessions: ((PlayolaAPI) -> ListeningSessionReporter)? = nil,
         report: @escaping @Sendable (PlayEvent) -> Void = { _ in },
@@ -63,7 +64,7 @@ public struct PlayerStack: Sendable {
             device = (rate, open, probeInterval, idleClose)
         }
         engine = LiveEngine(mixRate: device.rate, openSink: device.open, clock: clock, probeInterval: device.probeInterval,
-                            idleClose: device.idleClose, report: report, onDevice: deviceChanged)
+                            idleClose: device.idleClose, clockHold: clockHold, report: report, onDevice: deviceChanged)
         self.sessions = sessions?(api)
         player = StationPlayer(api: api, downloader: self.downloader, engine: engine, clock: clock, reporter: self.sessions)
         follower.withLock { [player] in $0 = player }
