@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 
 /// A real mosquitto on a free port of 127.0.0.1 for the fleet tests: TLS only, a client certificate required
@@ -107,13 +108,33 @@ final class FleetBroker {
         return run.status
     }
 
-    /// The retained messages on `pattern` now, by topic: a new subscription as `operator`, read until no more
-    /// come for a moment.
-    func retained(_ pattern: String, expecting count: Int) throws -> [String: String] {
+    /// The retained messages on `pattern` now, by topic: a new subscription as `operator`, ended after `count`
+    /// of them (nil: any number) or `wait` seconds. Ended from here: mosquitto_sub's own `-W` is an alarm, and a
+    /// child of the test process inherits the signals its thread blocks, SIGALRM among them.
+    func retained(_ pattern: String, expecting count: Int? = nil, wait: Double = 5) throws -> [String: String] {
         let (cert, key) = client("operator")
-        let run = try PlayolaRun(["-h", "127.0.0.1", "-p", "\(port)", "--cafile", caFile, "--cert", cert, "--key", key, "-v",
-                                  "--retained-only", "-W", "5", "-C", "\(count)", "-t", pattern], tool: "/usr/bin/mosquitto_sub")
-        return FleetMonitor.parse(run.out)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
+        process.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "--cafile", caFile, "--cert", cert, "--key", key, "-v",
+                             "--retained-only", "-t", pattern] + (count.map { ["-C", "\($0)"] } ?? [])
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Read while it runs: fifty statuses are more than a pipe holds.
+        let said = Mutex(Data()), read = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            said.withLock { $0 = data }
+            read.signal()
+        }
+        let deadline = Date().addingTimeInterval(wait)
+        while process.isRunning && Date() < deadline { usleep(50_000) }
+        // SIGKILL: the child inherits the test thread's blocked signals, SIGTERM among them.
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        read.wait()
+        process.waitUntilExit()
+        return FleetMonitor.parse(String(decoding: said.withLock { $0 }, as: UTF8.self))
     }
 
     deinit {

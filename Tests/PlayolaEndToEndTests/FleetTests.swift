@@ -183,6 +183,12 @@ final class FleetTests: XCTestCase {
         let configs = try broker.retained("homeassistant/#", expecting: 6)
         XCTAssertEqual(configs.count, 6)
         XCTAssertTrue(configs.keys.allSatisfy { $0.contains("/\(b.deviceID)/") }, "\(configs.keys)")
+        // Discovery turned off (the INI edited, reloaded): B's configs are gone from the broker.
+        let ini = try String(contentsOfFile: b.config, encoding: .utf8)
+        try ini.replacingOccurrences(of: "ha_discovery = yes", with: "ha_discovery = no").write(toFile: b.config, atomically: true, encoding: .utf8)
+        Glibc.kill(b.pid, SIGHUP)
+        let removed = try await waitUntil(10) { (try? broker.retained("homeassistant/#", wait: 1))?.isEmpty == true }
+        XCTAssertTrue(removed, "ha_discovery = no removes the configs the box published")
 
         // A clean stop: the stopped status, then offline, from B itself.
         let stopping = Date()

@@ -40,7 +40,9 @@ package final class FleetService: Sendable {
             return log(.error, "fleet: the device id '\(LogField.escaped(deviceID))' \(problem); the radio plays on without the fleet")
         }
         let topics = FleetTopics(prefix: settings.topicPrefix, device: deviceID, groups: settings.groups)
-        let discovery = settings.haDiscovery ? HomeAssistantDiscovery.configs(topics: topics, stations: stations) : []
+        // With discovery off, the configs a box published while it was on are removed, so a box turned off in
+        // Home Assistant does not stay there as a device that never answers.
+        let discovery = HomeAssistantDiscovery.configs(topics: topics, stations: stations).map { settings.haDiscovery ? $0 : $0.removal }
         do throws(ControlError) {
             let loop = try FleetLoop(settings: settings, topics: topics, discovery: discovery, state: controller.fleet) { [self] message in
                 handle(message, topics: topics)

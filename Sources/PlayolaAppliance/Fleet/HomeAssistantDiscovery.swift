@@ -14,6 +14,9 @@ package enum HomeAssistantDiscovery {
     package struct Config: Sendable, Equatable {
         package var topic: String
         package var payload: String
+
+        /// The same topic, empty: the broker drops its retained config and Home Assistant the entity.
+        package var removal: Config { Config(topic: topic, payload: "") }
     }
 
     package static func configs(topics: FleetTopics, stations: [String]) -> [Config] {
