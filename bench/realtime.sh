@@ -12,6 +12,7 @@
 # VmHWM (peak) of /proc/PID/status. MPD is Debian's (zeroconf off, no mixer). The device PCM takes 44.1 kHz
 # (S16 through `plug`, which converts formats but not rates) for all but the playola rows "→ 48k", whose
 # device takes only 48 kHz, as a 48 kHz-only DAC; playola runs with `rate = auto` (RATE=44100|48000 forces).
+# After the table, each playola stream's drift loop at the end of its window (clockPPM from its status).
 # The "sound s" column counts the seconds of the capture that held the tone (stream) or sound (AAC): each
 # player really played. Figures from a 2-core machine shared with builds are noisy: rerun to compare.
 # Usage: bench/realtime.sh [WINDOW] [WARMUP]   (default 30 s measured after 10 s)
@@ -160,6 +161,8 @@ measure() { # case rate command...
     sleep "$window"
   fi
   after=$(cpu_ns "$player_pid")
+  # The stream's drift loop at the window's end: its correction (clockPPM; absent until it has settled).
+  [[ $case == playola-stream* ]] && "$playola" status --json --config "$run/$case.ini" > "$run/$case.status.json" 2>/dev/null
   if [[ -n ${PROFILE:-} && $case == playola-* ]]; then
     switches "$player_pid" > "$run/$case.switches.after"
     cp "/proc/$player_pid/smaps" "$run/$case.smaps"
@@ -216,6 +219,12 @@ play mpd-aac 44100 0 "MPD 0.23 (AAC 44.1k station)" mpd --no-daemon "$(mpd_conf 
 for rate in 44100 48000; do
   play "playola-aac-$rate" "$rate" 0 "playola run (AAC 44.1k station) → $(khz "$rate")" \
     "$playola" run --config "$(playola_conf "playola-aac-$rate" "$rate" "type = local" "path = $music")"
+done
+for status in "$run"/playola-stream-*.status.json; do
+  [[ -s $status ]] || continue
+  python3 -c 'import json, sys; s = json.load(open(sys.argv[1])).get("stream") or {}
+print(sys.argv[2] + ": the drift loop at the window end: clockPPM", s.get("clockPPM", "not yet settled"))' \
+    "$status" "$(basename "$status" .status.json)"
 done
 [[ -s $run/profiles.txt ]] && cat "$run/profiles.txt"
 echo "targets (issue #15): playola's CPU ≤ 0.5× MPD's on both, ≤ 1.5× mpg123's on the stream; RSS (peak) ≤ 20 MiB"
