@@ -6,7 +6,8 @@ outage; NRestarts=0. The checks after it in boot 1 hear the card on cap1.wav."""
 import time
 
 from testlib import target
-from testlib.audio import POSITION_TOLERANCE, loop_diff, pitch, sweep_position
+from testlib.audio import POSITION_TOLERANCE, loop_diff
+from testlib.guest_timing import position_at, resumed_position
 from testlib.log import fmt, log, stamp
 
 BOOT = "1"
@@ -23,7 +24,7 @@ def check_hotplug(machine, check):
     machine.wait_for_position(4, 16)
     lines_before = machine.journal_lines()
     unplugged = stamp()
-    at_unplug = sweep_position(pitch(cap0.window(unplugged - 0.1)))
+    at_unplug = position_at(machine, cap0, unplugged - 0.1)
     machine.qmp.execute("device_del", id="snd0")
     removed, _ = machine.events.wait(r"udev remove card", unplugged, 5)
     lost = machine.wait_status(lambda s: s.get("state") == "paused", timeout=4)
@@ -35,8 +36,7 @@ def check_hotplug(machine, check):
     added, _ = machine.events.wait(r"udev add card", plugged, 10)
     at, offset = cap1.first_sound(plugged, timeout=15)
     latency = at - added if at is not None and added is not None else None
-    after = sweep_position(pitch(cap1.window_after(offset))) if offset else None
-    expected = machine.expected_position(cap1.time_of(offset + int(0.4 * cap1.rate) * cap1.frame)) if offset else None
+    after, expected, how = resumed_position(machine, cap1, plugged, offset) if offset else (None, None, "")
     error = loop_diff(after, expected) if after is not None else None
     advanced = loop_diff(after, at_unplug) if after is not None and at_unplug is not None else None
     machine.wait_status(lambda s: s.get("state") == "playing", timeout=3)
@@ -57,6 +57,6 @@ def check_hotplug(machine, check):
           f"first audio {fmt(latency)} after udev add")
     check("hotplug: at the live position", error is not None and abs(error) <= POSITION_TOLERANCE and advanced is not None
           and advanced > 4, f"loop {fmt(at_unplug)} at the unplug, {fmt(after)} after the return "
-          f"(wall clock says {fmt(expected)}, error {fmt(error, '+.2f')}; {fmt(advanced, '+.2f')} later in the loop)")
+          f"(wall clock says {fmt(expected)}, error {fmt(error, '+.2f')}; {fmt(advanced, '+.2f')} later in the loop){how}")
     check("hotplug: no error storm, no restart", len(outage) <= 5 and restarts == "0",
           f"{len(outage)} journal lines in the 5 s outage, NRestarts={restarts}")

@@ -4,9 +4,10 @@ The moment one spin's tone gives way to the next, against the schedule by the ho
 hour behind), the spins in the cache tmpfs, the session reported with the boot partition's token."""
 import time
 
-from testlib.audio import pitch, tone_change
+from testlib.audio import pitch
 from testlib.fakeapi import PLAYOLA_TOLERANCE
 from testlib.log import fmt, log, stamp, wall0
+from testlib.guest_timing import spin_change
 from testlib.target import STATION_ID, TOKEN
 
 BOOT = "1"
@@ -37,10 +38,7 @@ def check_playola(machine, api, capture, check):
     # The first spin boundary at least 3 s from now, by the host's wall clock.
     k = api.spin_at(time.time() + 3) + 1
     boundary = api.airtime(k) - wall0                   # host monotonic time the schedule says it changes
-    while stamp() < boundary + 3:
-        time.sleep(0.1)
-    at, offset, gap = tone_change(capture, boundary - 2.5, boundary + 2.5, api.frequency(k - 1), api.frequency(k))
-    error = at - boundary if at is not None else None
+    error, gap, how = spin_change(machine, api, capture, k, boundary)
     before = pitch(capture.window(boundary - 1.0))
     after = pitch(capture.window(boundary + 2.0))
     check("Playola station: the right spin at the right position",
@@ -48,7 +46,7 @@ def check_playola(machine, api, capture, check):
           f"spin {k - 1} ({api.frequency(k - 1):.0f} Hz) gave way to spin {k} ({api.frequency(k):.0f} Hz) "
           f"{fmt(error, '+.2f')} from the scheduled moment (tolerance {PLAYOLA_TOLERANCE} s; {fmt(gap)} of neither "
           f"tone before it); captured "
-          f"{fmt(before, '.0f', ' Hz')} before, {fmt(after, '.0f', ' Hz')} after; playing {fmt(playing)} after the play command")
+          f"{fmt(before, '.0f', ' Hz')} before, {fmt(after, '.0f', ' Hz')} after; playing {fmt(playing)} after the play command{how}")
     notice = machine.agent.out("journalctl -b -u playola -o cat --no-pager | grep -m1 'differs from the server'")
     cached = machine.agent.out(f"findmnt -no FSTYPE /var/cache/playola; find /var/cache/playola -type f -size {api.file_bytes()}c | wc -l").split()
     check("Playola station: spins in the cache tmpfs, the clock corrected by the server's",

@@ -7,11 +7,15 @@ from .log import log
 from .target import ROOT
 
 
+# The scripts that start QEMU and carry its forwards: the image does not hold them either.
+LAUNCHERS = ("test", "boot", "boot-arm64", "boot-raspi3b", "guestfwd-connect")
+
+
 def is_harness(path):
-    """The test's own files (image/test, its library and its checks), which the image does not hold: a change to
-    them does not make the image stale."""
+    """The test's own files (image/test, its library and its checks, the launchers), which the image does not
+    hold: a change to them does not make the image stale."""
     relative = os.path.relpath(path, os.path.join(ROOT, "image"))
-    return relative == "test" or relative.split(os.sep)[0] in ("testlib", "checks") or "/__pycache__/" in path
+    return relative in LAUNCHERS or relative.split(os.sep)[0] in ("testlib", "checks") or "/__pycache__/" in path
 
 
 def trixie_debs():

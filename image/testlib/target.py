@@ -20,7 +20,10 @@ TARGETS = {
 MACHINES = {
     # Its guest agent is on a USB serial port of a board emulated with four vCPUs on this host's two cores:
     # seen silent for 56 s with the gate running beside it.
-    "raspi3b": dict(TARGETS["arm64"], boot="boot-raspi3b", hotplug_latency=8.0, agent_timeout=90.0),
+    # Its USB DAC, behind QEMU's dwc2 model, runs at about twice its rate (testlib/guest_timing): the checks that
+    # time the capture against the clock take the moment from the engine's journal there.
+    "raspi3b": dict(TARGETS["arm64"], boot="boot-raspi3b", hotplug_latency=8.0, agent_timeout=90.0,
+                    dac_keeps_time=False),
 }
 ARCH = "amd64"
 MACHINE = None        # None: the arch's first machine (q35, virt); else a key of MACHINES
