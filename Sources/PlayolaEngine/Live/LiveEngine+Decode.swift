@@ -68,7 +68,8 @@ extension LiveEngine {
             if let skipped {
                 reporter.skipped(first: skipped.first, at: skipped.at, count: skipped.count, capacity: slots.capacity, clock: skipped.clock)
             }
-            _ = decodeWake.wait(timeout: .now() + decodeInterval)
+            let filling = feed.connection != nil && feed.sounding == nil && !feed.failed
+            _ = decodeWake.wait(timeout: .now() + (filling ? fillingInterval : decodeInterval))
         }
     }
 
