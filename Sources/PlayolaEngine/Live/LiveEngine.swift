@@ -31,8 +31,9 @@ public final class LiveEngine: Sendable {
     /// every `decodeInterval`, which the rings (2 s and more) cover four times over, and a spin due within the
     /// 2 s lookahead is still placed 1.5 s ahead. Each wake-up costs more than the pass's own work (the
     /// kernel's switch was the largest piece of the decode thread's CPU besides the decoder:
-    /// bench/PROFILE.md, issues 15 and 31), so it is not shorter; a stream filling its jitter buffer is
-    /// looked at every `fillingInterval`, so it sounds as soon as the buffer is full. The appliance's watchdog
+    /// bench/PROFILE.md, issues 15 and 31), so it is not shorter; a stream filling its jitter buffer, or whose
+    /// decoded audio runs below 1.5 s, is looked at every `fillingInterval`, so it sounds as soon as the buffer
+    /// is full and what arrives reaches its ring before it runs dry. The appliance's watchdog
     /// looks at `decodeProgress` every second and tolerates one second without a pass: keep it well under.
     let decodeWake = DispatchSemaphore(value: 0)
     let decodeInterval = DispatchTimeInterval.milliseconds(500)
