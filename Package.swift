@@ -47,7 +47,6 @@ let package = Package(
         // libcurl is loaded when the first transfer starts (dlopen; Sources/CCurl/include/ccurl.h), so not linked.
         .target(name: "CCurl", dependencies: ["CLazyLibrary"]),
         .target(name: "CALSAQuiet", linkerSettings: [.linkedLibrary("asound")]),
-        .target(name: "CSampleConvert"),
         // libmosquitto is loaded when [fleet] is first set (dlopen; Sources/CMosquitto/include/cmosquitto.h), so not linked.
         .target(name: "CMosquitto", dependencies: ["CLazyLibrary"]),
         // The engine's layers, one module each, each its own folder under Sources/PlayolaEngine; each may import only
@@ -55,7 +54,7 @@ let package = Package(
         engineLayer("PlayolaSupport", "Support", []),
         engineLayer("PlayolaModel", "Model", ["PlayolaSupport"]),
         engineLayer("PlayolaDecoding", "Decoding", ["PlayolaSupport", "CMPG123", "CFAAD", "CSoxr", "CSndFile", "COgg", "CVorbis", "COpus"]),
-        engineLayer("PlayolaOutput", "Output", ["PlayolaSupport", "CALSA", "CALSAQuiet", "CSampleConvert"]),
+        engineLayer("PlayolaOutput", "Output", ["PlayolaSupport", "CALSA", "CALSAQuiet"]),
         engineLayer("PlayolaMixer", "Mixer", ["PlayolaModel", "PlayolaDecoding"]),
         engineLayer("PlayolaCache", "Cache", ["PlayolaSupport", "PlayolaDecoding"]),
         engineLayer("PlayolaNetwork", "Network", ["PlayolaSupport", "PlayolaModel", "PlayolaDecoding", "PlayolaCache", "CCurl"]),

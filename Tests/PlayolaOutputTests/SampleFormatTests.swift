@@ -1,8 +1,8 @@
 import PlayolaOutput
 import XCTest
 
-/// Issue 31: the sinks' conversion (vectorized in C, sample_convert.h) gives exactly what SampleFormat defined
-/// in Swift before it: clamped to [-1, 1], NaN to -1, scaled to full scale, rounded half away from zero.
+/// The sinks' conversion gives exactly its definition, written here apart (for any faster version to be held
+/// to): clamped to [-1, 1], NaN to -1, scaled to full scale, rounded half away from zero.
 final class SampleFormatTests: XCTestCase {
     /// The definition, per sample, in Swift.
     static func reference(_ sample: Float, _ full: Double) -> Int64 {

@@ -1,4 +1,3 @@
-import CSampleConvert
 
 /// The integer or float PCM a sink writes; the mix is converted once, at the sink, without dither.
 public enum SampleFormat: String, Sendable, CaseIterable {
@@ -13,17 +12,17 @@ public enum SampleFormat: String, Sendable, CaseIterable {
         }
     }
 
-    /// Converts interleaved float samples to little-endian bytes, `bytesPerSample` each (3 or 4 for s24): the
-    /// sample clamped to [-1, 1] (NaN to -1), scaled to the format's full scale, rounded half away from zero
-    /// (`scaled`; in C for all but packed 24-bit, where it vectorizes: sample_convert.h).
+    /// Converts interleaved float samples to little-endian bytes, `bytesPerSample` each (3 or 4 for s24).
     public func convert(
         _ source: UnsafePointer<Float>, count: Int, into destination: UnsafeMutableRawPointer, bytesPerSample: Int
     ) {
         switch self {
         case .s16:
-            sample_convert_s16(source, destination.assumingMemoryBound(to: Int16.self), count)
+            let out = destination.assumingMemoryBound(to: Int16.self)
+            for index in 0..<count { out[index] = Int16(scaled(source[index], 32767)).littleEndian }
         case .s24 where bytesPerSample == 4:
-            sample_convert_s32(source, destination.assumingMemoryBound(to: Int32.self), count, 8_388_607)
+            let out = destination.assumingMemoryBound(to: Int32.self)
+            for index in 0..<count { out[index] = Int32(scaled(source[index], 8_388_607)).littleEndian }
         case .s24:
             let out = destination.assumingMemoryBound(to: UInt8.self)
             for index in 0..<count {
@@ -33,7 +32,8 @@ public enum SampleFormat: String, Sendable, CaseIterable {
                 out[3 * index + 2] = UInt8(truncatingIfNeeded: value >> 16)
             }
         case .s32:
-            sample_convert_s32(source, destination.assumingMemoryBound(to: Int32.self), count, 2_147_483_647)
+            let out = destination.assumingMemoryBound(to: Int32.self)
+            for index in 0..<count { out[index] = Int32(scaled(source[index], 2_147_483_647)).littleEndian }
         case .float32:
             destination.copyMemory(from: source, byteCount: count * 4)
         }
