@@ -2,6 +2,10 @@
 
 #include <lazy_library.h>
 #include <stdio.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
 
 /* The soname of libcurl's ABI 4: libcurl4 (bookworm) and libcurl4t64 (trixie) ship it, and the package
    depends on them (packaging/build-deb.sh names the one of the build's architecture). */
@@ -84,6 +88,42 @@ CURLcode ccurl_set_progress_callback(CURL *handle, ccurl_progress_callback callb
 
 CURLcode ccurl_get_long(CURL *handle, CURLINFO info, long *value) { return api.easy_getinfo(handle, info, value); }
 CURLcode ccurl_get_offset(CURL *handle, CURLINFO info, curl_off_t *value) { return api.easy_getinfo(handle, info, value); }
+
+CURLcode ccurl_set_socket_callback(CURL *handle, ccurl_socket_callback callback) {
+    return api.easy_setopt(handle, CURLOPT_SOCKOPTFUNCTION, callback);
+}
+
+/* The port and numeric address of a socket address, IPv4 or IPv6; 0 when it is neither. */
+static int address_text(const struct sockaddr_storage *address, char *text, size_t size, long *port) {
+    if (address->ss_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)address;
+        *port = ntohs(in->sin_port);
+        return inet_ntop(AF_INET, &in->sin_addr, text, size) != NULL;
+    }
+    if (address->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)address;
+        *port = ntohs(in6->sin6_port);
+        return inet_ntop(AF_INET6, &in6->sin6_addr, text, size) != NULL;
+    }
+    return 0;
+}
+
+int ccurl_set_receive_low_water(CURL *handle, curl_socket_t socket, int bytes) {
+    long local_port = 0, peer_port = 0, port = 0;
+    char *peer_ip = NULL;
+    char text[INET6_ADDRSTRLEN];
+    struct sockaddr_storage address;
+    socklen_t length = sizeof address;
+    if (api.easy_getinfo(handle, CURLINFO_LOCAL_PORT, &local_port) != CURLE_OK
+        || api.easy_getinfo(handle, CURLINFO_PRIMARY_PORT, &peer_port) != CURLE_OK
+        || api.easy_getinfo(handle, CURLINFO_PRIMARY_IP, &peer_ip) != CURLE_OK || !peer_ip) return -1;
+    if (getsockname(socket, (struct sockaddr *)&address, &length) != 0 || !address_text(&address, text, sizeof text, &port)
+        || port != local_port) return -1;
+    length = sizeof address;
+    if (getpeername(socket, (struct sockaddr *)&address, &length) != 0 || !address_text(&address, text, sizeof text, &port)
+        || port != peer_port || strcmp(text, peer_ip) != 0) return -1;
+    return setsockopt(socket, SOL_SOCKET, SO_RCVLOWAT, &bytes, sizeof bytes) == 0 ? 0 : -1;
+}
 
 int ccurl_message_done(CURLMsg *message, CURL **handle, CURLcode *result) {
     if (message->msg != CURLMSG_DONE) return 0;

@@ -41,6 +41,20 @@ CURLcode ccurl_set_progress_callback(CURL *handle, ccurl_progress_callback callb
 CURLcode ccurl_get_long(CURL *handle, CURLINFO info, long *value);
 CURLcode ccurl_get_offset(CURL *handle, CURLINFO info, curl_off_t *value);
 
+/* Called with each socket libcurl makes for the handle (CURLOPT_SOCKOPTFUNCTION; `context` is
+   CURLOPT_SOCKOPTDATA), before it connects; return CURL_SOCKOPT_OK. */
+typedef int (*ccurl_socket_callback)(void *context, curl_socket_t socket, curlsocktype purpose);
+CURLcode ccurl_set_socket_callback(CURL *handle, ccurl_socket_callback callback);
+
+/* Raises the kernel's wake-up threshold (SO_RCVLOWAT) of `socket` to `bytes` if it is the connection the
+   handle's transfer is on now (its local port and its peer's address and port are the ones libcurl reports:
+   a socket libcurl made and closed again, as happy eyeballs does, whose number now names another file or
+   connection, is left alone). poll then reports it readable once that much has arrived (or at EOF or an
+   error), not at every TCP segment. For a long-lived stream only: a small response on a socket with a raised
+   threshold waits for bytes that never come. 0 when set; -1 when it is not the transfer's or was refused.
+   (CURLINFO_ACTIVESOCKET cannot be used: libcurl 7.88 answers it only once a transfer is done.) */
+int ccurl_set_receive_low_water(CURL *handle, curl_socket_t socket, int bytes);
+
 /* The easy handle and result of a finished transfer from curl_multi_info_read (a union in C). */
 int ccurl_message_done(CURLMsg *message, CURL **handle, CURLcode *result);
 

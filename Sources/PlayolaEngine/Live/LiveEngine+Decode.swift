@@ -12,11 +12,16 @@ extension LiveEngine {
     func decodeLoop() {
         let lookahead = Int64(mixRate) * 2
         let margin = Int64(Double(mixRate) * 0.1)
+        // A stream whose decoded audio runs low (a lost HLS segment, a slow network) is topped up at the
+        // filling pace: what has arrived must not wait half a second in the stream's buffer while its ring
+        // runs dry (HLSStreamTests: a lost segment is ridden over).
+        let lowStreamFrames = Int(Double(mixRate) * 1.5)
         let placer = SpinPlacer(mixRate: mixRate, openFile: openFile)
         let reporter = PlayReporter(mixRate: mixRate, report: report)
         var feed = StreamFeed()
         while fromControl.running.load(ordering: .acquiring) {
             var hold: StreamHold?
+            var streamLow = false
             fromDecode.passes.add(1, ordering: .releasing)
             deliverDeviceEvents()
             guard anchorForDevice(&feed) else { continue }
@@ -28,6 +33,7 @@ extension LiveEngine {
                 switch slots.voice(index) {
                 case .stream(let voice):
                     if let held = service(voice, slot: index) { hold = held }
+                    streamLow = streamLow || voice.ring.availableToRead < lowStreamFrames
                 case .timeline(let voice):
                     if !wanted.contains(voice.spin.id) {
                         voice.fadeOutRequested.store(true, ordering: .releasing)
@@ -68,7 +74,8 @@ extension LiveEngine {
             if let skipped {
                 reporter.skipped(first: skipped.first, at: skipped.at, count: skipped.count, capacity: slots.capacity, clock: skipped.clock)
             }
-            _ = decodeWake.wait(timeout: .now() + decodeInterval)
+            let filling = feed.connection != nil && feed.sounding == nil && !feed.failed
+            _ = decodeWake.wait(timeout: .now() + (filling || streamLow ? fillingInterval : decodeInterval))
         }
     }
 

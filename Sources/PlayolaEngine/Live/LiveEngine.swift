@@ -28,10 +28,16 @@ public final class LiveEngine: Sendable {
     let openFile: @Sendable (String) throws(AudioDecoderError) -> any AudioDecoder
     private let probeWake = DispatchSemaphore(value: 0)
     /// Wakes the decode thread at once for a change (a program, a stream, a device); otherwise it looks
-    /// every `decodeInterval`, which the rings (2 s and more) cover ten times over. (50 ms woke the thread
-    /// 20 times a second for nothing: bench/PROFILE.md.)
+    /// every `decodeInterval`, which the rings (2 s and more) cover four times over, and a spin due within the
+    /// 2 s lookahead is still placed 1.5 s ahead. Each wake-up costs more than the pass's own work (the
+    /// kernel's switch was the largest piece of the decode thread's CPU besides the decoder:
+    /// bench/PROFILE.md, issues 15 and 31), so it is not shorter; a stream filling its jitter buffer, or whose
+    /// decoded audio runs below 1.5 s, is looked at every `fillingInterval`, so it sounds as soon as the buffer
+    /// is full and what arrives reaches its ring before it runs dry. The appliance's watchdog
+    /// looks at `decodeProgress` every second and tolerates one second without a pass: keep it well under.
     let decodeWake = DispatchSemaphore(value: 0)
-    let decodeInterval = DispatchTimeInterval.milliseconds(200)
+    let decodeInterval = DispatchTimeInterval.milliseconds(500)
+    let fillingInterval = DispatchTimeInterval.milliseconds(200)
     public let probeInterval: Double
     /// Seconds of silence with nothing to play after which the device is closed (nil: never).
     public let idleClose: Double?

@@ -63,15 +63,21 @@ public final class HTTPClient: Sendable {
     /// transfer with `.refused`). Returns when the server ends
     /// the stream; throws `.timeout` after `request.stallTimeout` seconds without a byte, and `.cancelled`
     /// when the calling task is cancelled.
+    /// `receiveBatch`, for a stream that lasts (never a finite response): asked after each piece of body until
+    /// it returns a size, from then on the network thread wakes for this stream once that many bytes have
+    /// arrived (or at its end), not at every TCP segment; its connection is not reused afterwards. The size
+    /// must arrive well within the stream's buffer and `stallTimeout`.
     public func stream(
         _ request: HTTPRequest,
         onHeaders: @escaping @Sendable (Int, [(name: String, value: String)]) -> String?,
-        onBody: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool
+        onBody: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool,
+        receiveBatch: (@Sendable () -> Int?)? = nil
     ) async throws(HTTPError) -> HTTPResponse {
         let verdict: @Sendable (Int, [(name: String, value: String)]) -> HeaderVerdict = { status, headers in
             onHeaders(status, headers).map(HeaderVerdict.refuse) ?? .accept(bodyLimit: nil)
         }
-        return try await perform(Transfer(request: request, file: nil, onHeaders: verdict, progress: nil, onBody: onBody))
+        return try await perform(Transfer(
+            request: request, file: nil, onHeaders: verdict, progress: nil, onBody: onBody, receiveBatch: receiveBatch))
     }
 
     private func perform(_ transfer: Transfer) async throws(HTTPError) -> HTTPResponse {

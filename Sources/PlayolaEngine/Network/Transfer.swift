@@ -18,6 +18,12 @@ final class Transfer: @unchecked Sendable {
     private let progress: (@Sendable (Int64, Int64?) -> Void)?
     /// A stream's body goes to this callback (network thread) as it arrives, instead of memory or a file.
     private let onBody: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
+    /// A long-lived stream's batch: asked after each piece of body until it names a size, which then becomes
+    /// the socket's wake-up threshold (`raiseWakeThreshold`).
+    private let receiveBatch: (@Sendable () -> Int?)?
+    private var batchAsked = false
+    /// The sockets libcurl made for this transfer (network thread), newest last: one of them is its connection.
+    private var sockets: [Int32] = []
     private var headers: [(name: String, value: String)] = []
     private var body = Data()
     private var bodyBytes: Int64 = 0
@@ -35,13 +41,15 @@ final class Transfer: @unchecked Sendable {
     init(
         request: HTTPRequest, file: Int32?,
         onHeaders: (@Sendable (Int, [(name: String, value: String)]) -> HeaderVerdict)?,
-        progress: (@Sendable (Int64, Int64?) -> Void)?, onBody: (@Sendable (UnsafeRawBufferPointer) -> Bool)? = nil
+        progress: (@Sendable (Int64, Int64?) -> Void)?, onBody: (@Sendable (UnsafeRawBufferPointer) -> Bool)? = nil,
+        receiveBatch: (@Sendable () -> Int?)? = nil
     ) {
         self.request = request
         self.file = file
         self.onHeaders = onHeaders
         self.progress = progress
         self.onBody = onBody
+        self.receiveBatch = receiveBatch
     }
 
     deinit {
@@ -98,6 +106,16 @@ final class Transfer: @unchecked Sendable {
             ccurl_set_long(easy, CURLOPT_POST, 1)
             ccurl_set_long(easy, CURLOPT_POSTFIELDSIZE, payload.count)
             _ = payload.withUnsafeBytes { ccurl_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!)) }
+        }
+        // A socket whose wake-up threshold may be raised is never handed to another transfer: a small response
+        // on it would wait for bytes that never come.
+        if receiveBatch != nil {
+            ccurl_set_long(easy, CURLOPT_FORBID_REUSE, 1)
+            ccurl_set_socket_callback(easy) { context, socket, _ in
+                Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().sockets.append(socket)
+                return Int32(CURL_SOCKOPT_OK)
+            }
+            ccurl_set_pointer(easy, CURLOPT_SOCKOPTDATA, context)
         }
         if request.resumeFrom > 0 { ccurl_set_offset(easy, CURLOPT_RESUME_FROM_LARGE, curl_off_t(request.resumeFrom)) }
         ccurl_set_data_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
@@ -165,6 +183,10 @@ final class Transfer: @unchecked Sendable {
                 refusal = "stopped by the receiver"
                 return 0
             }
+            if !batchAsked, let receiveBatch, let bytes = receiveBatch() {
+                batchAsked = true
+                raiseWakeThreshold(to: bytes)
+            }
         } else if let file, status < 300 {
             var done = 0
             while done < count {
@@ -186,6 +208,18 @@ final class Transfer: @unchecked Sendable {
         }
         bodyBytes += Int64(count)
         return count
+    }
+
+    /// Lets `bytes` gather in the kernel before poll wakes the network thread for this socket, instead of
+    /// waking at every TCP segment (~15 times a second on a 128 kbit/s stream: bench/PROFILE.md, issue 31).
+    /// HTTP/1 only: an HTTP/2 connection carries other transfers' frames, which must not wait.
+    private func raiseWakeThreshold(to bytes: Int) {
+        guard let easy, bytes > 1 else { return }
+        var version = 0
+        ccurl_get_long(easy, CURLINFO_HTTP_VERSION, &version)
+        guard version == CURL_HTTP_VERSION_1_0 || version == CURL_HTTP_VERSION_1_1 else { return }
+        // A connection libcurl reused made no socket here: it stays as it is.
+        _ = sockets.reversed().first { ccurl_set_receive_low_water(easy, $0, Int32(clamping: bytes)) == 0 }
     }
 
     private func report(received: curl_off_t, total: curl_off_t) -> Int32 {

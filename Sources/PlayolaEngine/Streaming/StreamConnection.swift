@@ -16,7 +16,7 @@ public final class StreamConnection: Sendable {
     public let hasFinished = Atomic<Bool>(false)
     /// Set by the engine when what arrived cannot be played (not audio, a decoder that gave up).
     private let problem = Mutex<String?>(nil)
-    private let shared = Mutex<Shared>(Shared())
+    let shared = Mutex<Shared>(Shared())
     /// The latest title not yet taken (`takeTitle`).
     private let latestTitle = Mutex<ICYMetadata?>(nil)
     /// The CPU its parsing takes and the bytes it holds besides its audio.
@@ -26,6 +26,9 @@ public final class StreamConnection: Sendable {
         var headers: ICYHeaders?
         var stripper: ICYMetadataStripper?
         var playlist: [UInt8]?
+        /// Bytes of body so far, and where the measure of its rate began (`receiveBatchBytes`).
+        var bodyBytes = 0
+        var rateFrom: (seconds: Double, bytes: Int)?
     }
 
     /// What ended a connection.
@@ -92,7 +95,7 @@ public final class StreamConnection: Sendable {
                 receive(headers: headers)
             }, onBody: { [self] bytes in
                 receive(body: bytes)
-            })
+            }, receiveBatch: { [self] in receiveBatchBytes })
         } catch {
             return .failed(error)
         }
@@ -166,6 +169,7 @@ public final class StreamConnection: Sendable {
         let buffer = self.buffer
         let (title, keepGoing): (ICYMetadata?, Bool) = budget.measure {
             shared.withLock { shared in
+                shared.bodyBytes += bytes.count
                 if shared.playlist != nil {
                     shared.playlist!.append(contentsOf: bytes)
                     return (nil, shared.playlist!.count <= HLSFollower.maxBodyBytes)
