@@ -2,8 +2,7 @@
 import time
 
 from testlib.audio import went_silent
-from testlib.fakeapi import PLAYOLA_TOLERANCE
-from testlib.guest_timing import dac_keeps_time, spin_change
+from testlib.guest_timing import dac_keeps_time, spin_change, spin_tolerance
 from testlib.log import fmt, stamp, wall0
 
 BOOT = "1"
@@ -28,7 +27,7 @@ def check_lost_network(machine, api, capture, check):
     back = stamp()
     status = machine.wait_status(lambda s: s.get("state") == "playing" and s.get("station") == "porch", timeout=10)
     check("network lost while playing: the cached spins play on, on schedule",
-          error is not None and abs(error) <= PLAYOLA_TOLERANCE and silent is None and status.get("state") == "playing",
+          error is not None and abs(error) <= spin_tolerance() and silent is None and status.get("state") == "playing",
           f"cable out {back - pulled:.1f} s; spin {k - 1} gave way to spin {k} {fmt(error, '+.2f')} from "
           f"the schedule ({fmt(gap)} of neither tone), {'no silence' if silent is None else 'SILENT'}; "
           f"cable in: {status.get('state')} {status.get('station')}{how}")

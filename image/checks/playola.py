@@ -5,9 +5,8 @@ hour behind), the spins in the cache tmpfs, the session reported with the boot p
 import time
 
 from testlib.audio import pitch
-from testlib.fakeapi import PLAYOLA_TOLERANCE
 from testlib.log import fmt, log, stamp, wall0
-from testlib.guest_timing import spin_change
+from testlib.guest_timing import spin_change, spin_tolerance
 from testlib.target import STATION_ID, TOKEN
 
 BOOT = "1"
@@ -42,9 +41,9 @@ def check_playola(machine, api, capture, check):
     before = pitch(capture.window(boundary - 1.0))
     after = pitch(capture.window(boundary + 2.0))
     check("Playola station: the right spin at the right position",
-          playing is not None and error is not None and abs(error) <= PLAYOLA_TOLERANCE,
+          playing is not None and error is not None and abs(error) <= spin_tolerance(),
           f"spin {k - 1} ({api.frequency(k - 1):.0f} Hz) gave way to spin {k} ({api.frequency(k):.0f} Hz) "
-          f"{fmt(error, '+.2f')} from the scheduled moment (tolerance {PLAYOLA_TOLERANCE} s; {fmt(gap)} of neither "
+          f"{fmt(error, '+.2f')} from the scheduled moment (tolerance {spin_tolerance()} s; {fmt(gap)} of neither "
           f"tone before it); captured "
           f"{fmt(before, '.0f', ' Hz')} before, {fmt(after, '.0f', ' Hz')} after; playing {fmt(playing)} after the play command{how}")
     notice = machine.agent.out("journalctl -b -u playola -o cat --no-pager | grep -m1 'differs from the server'")
