@@ -1,5 +1,5 @@
 """buttons: next station (the sweep gives way to the 2000 Hz tone), stop and play (and the status LED's line)."""
-from testlib.audio import TONE, pitch, went_silent
+from testlib.audio import TONE, block_pitch, went_silent
 from testlib.log import fmt, stamp
 
 BOOT = "1"
@@ -14,7 +14,7 @@ def check_next_and_stop(machine, check):
     cap1 = machine.capture(machine.card)   # cap1.wav after hotplug
     pressed = machine.press("next_station")
     status = machine.wait_status(lambda s: s.get("station") == "tone" and s.get("state") == "playing")
-    frequency = pitch(cap1.window(max(stamp(), pressed + 2.0)))
+    frequency = block_pitch(cap1.window(max(stamp(), pressed + 2.0)))
     check("button: next station", status.get("station") == "tone" and frequency is not None and abs(frequency - TONE) < 20,
           f"status {status.get('state')} {status.get('station')}; captured {fmt(frequency, '.0f', ' Hz')}")
 
@@ -27,7 +27,7 @@ def check_next_and_stop(machine, check):
     at, offset = cap1.first_sound(pressed - 0.5, timeout=8)
     playing = machine.wait_status(lambda s: s.get("state") == "playing")
     led_playing = machine.agent.out(f"cat {machine.sim_path('led')}/value")   # playing: steady on
-    frequency = pitch(cap1.window_after(offset)) if offset else None
+    frequency = block_pitch(cap1.window_after(offset)) if offset else None
     check("button: stop and play", stopped.get("state") == "idle" and quiet is not None and quiet <= 1.5
           and playing.get("state") == "playing" and (led_stopped, led_playing) == ("0", "1")
           and frequency is not None and abs(frequency - TONE) < 20,

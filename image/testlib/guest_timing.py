@@ -12,7 +12,7 @@ after a resume the sweep a little past the position the join line names."""
 import re, time
 
 from . import target
-from .audio import POSITION_TOLERANCE, loop_diff, pitch, sweep_position, tone_change
+from .audio import POSITION_TOLERANCE, block_pitch, loop_diff, pitch, sweep_position, tone_change
 from .fakeapi import PLAYOLA_TOLERANCE
 from .log import fmt, stamp, wall0
 
@@ -79,20 +79,15 @@ def joined(machine, at):
 
 
 def heard_position(capture, offset):
-    """The sweep's loop position heard just after a byte offset: the median pitch of 20 ms blocks over 0.3 s (the
-    dropped pieces make single blocks jump by tens of Hz)."""
-    size = int(0.02 * capture.rate)
-    samples = capture.samples(offset, offset + int(0.3 * capture.rate) * capture.frame)
-    heard = sorted(f for f in (pitch(samples[i:i + size], capture.rate) for i in range(0, len(samples) - size, size)) if f)
-    return sweep_position(heard[len(heard) // 2]) if len(heard) >= 5 else None
+    """The sweep's loop position heard in the 0.3 s from a byte offset (`block_pitch`: the dropped pieces make
+    single blocks jump by tens of Hz)."""
+    heard = block_pitch(capture.samples(offset, offset + int(0.3 * capture.rate) * capture.frame), capture.rate)
+    return sweep_position(heard)
 
 
 def median_pitch(capture, start, end):
-    """The median pitch of the 20 ms blocks of sound between host times start and end, or None."""
-    size = int(0.02 * capture.rate)
-    samples = capture.samples(capture.offset_at(start), capture.offset_at(end))
-    heard = sorted(f for f in (pitch(samples[i:i + size], capture.rate) for i in range(0, len(samples) - size, size)) if f)
-    return heard[len(heard) // 2] if heard else None
+    """The median pitch of the blocks of sound between host times start and end, or None."""
+    return block_pitch(capture.samples(capture.offset_at(start), capture.offset_at(end)), capture.rate)
 
 
 def resumed_position(machine, capture, since, offset):
