@@ -17,13 +17,14 @@ QEMU_NAME = "playola-3456"   # QEMU's NIC's MAC, 52:54:00:12:34:56
 def expected_name(machine):
     """The name the box's kernel says it should have: the serial number's last four hex digits, else the MAC's
     of its first interface by name whose address is not all zeros (the loopback's is)."""
-    out = machine.agent.out("tr -d '\\0' </proc/device-tree/serial-number 2>/dev/null; echo; "
+    out = machine.agent.out("echo \"serial $(tr -d '\\0' </proc/device-tree/serial-number 2>/dev/null)\"; "
                             "for i in /sys/class/net/*; do echo \"${i##*/} $(cat $i/address)\"; done")
     lines = out.split("\n")
     hex_digits = lambda text: "".join(c for c in text.lower() if c in "0123456789abcdef")
-    serial = hex_digits(lines[0]) if lines else ""
+    serial_line = lines[0].partition("serial")[2].strip() if lines and lines[0].startswith("serial") else ""
+    serial = hex_digits(serial_line)
     if len(serial) >= 4 and serial.strip("0"):
-        return f"playola-{serial[-4:]}", f"serial number {lines[0]}"
+        return f"playola-{serial[-4:]}", f"serial number {serial_line}"
     for line in sorted(lines[1:]):
         interface, _, address = line.partition(" ")
         digits = hex_digits(address)
