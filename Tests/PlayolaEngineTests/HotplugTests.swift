@@ -102,8 +102,8 @@ final class HotplugTests: XCTestCase {
         rig.card.fault.withLock { $0 = .xrunStorm }
         try await Task.sleep(for: .seconds(0.3))
         rig.card.fault.withLock { $0 = .none }
-        // The reopened device is refilled by the decode thread, which looks every 0.5 s in steady play: 1.0 s
-        // left a silent window once in a loaded gate run (2026-12-05).
+        // Heard again 0.45 s after the storm on a quiet machine: the card is probed every 0.5 s, and `level`
+        // looks only once the new card holds 0.5 s. A loaded gate run once took longer than 1.0 s.
         try await Task.sleep(for: .seconds(1.5))
         let state = await rig.player.state
         guard case .playing = state else { return XCTFail("\(state)") }

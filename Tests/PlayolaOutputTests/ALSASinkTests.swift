@@ -72,21 +72,7 @@ final class ALSASinkTests: XCTestCase {
     /// then probes for it, and plays again once it runs. Through a real alsa-lib PCM: a test plugin
     /// (`Tests/Support/alsa_clock_plugin.c`) that plays at real time until a flag file appears.
     func testADeviceThatStopsTakingFramesIsDroppedAndTheEngineReopensIt() throws {
-        let folder = Fixtures.temporaryDirectory("alsa-stall")
-        let library = folder + "/libasound_module_pcm_playola_clock.so"
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Support/alsa_clock_plugin.c").path
-        try Fixtures.run("cc", ["-shared", "-fPIC", "-DPIC", "-o", library, source, "-lasound"]) // PIC: the plugin symbol macros want it
-        let flag = folder + "/frozen"
-        let configuration = folder + "/asound.conf"
-        try """
-        pcm_type.playola_clock { lib "\(library)" }
-        pcm.playola_stall { type playola_clock flag "\(flag)" }
-        """.write(toFile: configuration, atomically: true, encoding: .utf8)
-        setenv("ALSA_CONFIG_PATH", "/usr/share/alsa/alsa.conf:" + configuration, 1)
-        func freeze(_ on: Bool) {
-            if on { _ = FileManager.default.createFile(atPath: flag, contents: nil) } else { try? FileManager.default.removeItem(atPath: flag) }
-        }
+        let freeze = try Self.stallCard()
         let block = [Float](repeating: 0.1, count: 1024 * 2)
 
         // The sink alone: real-time pace while it runs, then `deviceGone` soon after it stops.
@@ -152,6 +138,63 @@ final class ALSASinkTests: XCTestCase {
         XCTAssertEqual(seen.first, .opened)
         XCTAssertEqual(seen[1], .lost(.deviceGone(device: "playola_stall", reason: "the device stopped taking frames")))
         XCTAssertEqual(seen.last, .opened)
+    }
+
+    /// The render thread waits for room in `awaitRoom`, not in `write`, so that a start from silence is acted
+    /// on at once rather than after the device's next period: a wake ends the wait and is consumed; without
+    /// one, a card that takes nothing keeps it waiting (no busy loop) for two periods and a little more.
+    func testTheWaitForRoomEndsWhenWokenAndIsNotABusyLoop() throws {
+        let freeze = try Self.stallCard()
+        let sink = try ALSASink(device: "playola_stall", sampleRate: 48000, formats: [.s16], bufferTime: 1.2)
+        let timeout = Double(sink.periodFrames * 2) / 48000 + 0.05
+        let block = [Float](repeating: 0.1, count: 1024 * 2)
+        for _ in 0..<(sink.bufferFrames / 1024 + 2) { try sink.write(block, frames: 1024) } // full: the card runs
+        freeze(true)
+        let wake = WakeEvent()
+        func waited(_ body: () -> Void) -> Double {
+            let began = monotonicSeconds()
+            body()
+            return monotonicSeconds() - began
+        }
+        let whole = sink.bufferFrames // never free while the card stands
+        let alone = waited { sink.awaitRoom(for: whole, orUntil: wake) }
+        XCTAssertGreaterThanOrEqual(alone, timeout - 0.01, "no room and no wake: it waits out its timeout")
+
+        let woken = waited {
+            startThread(named: "waker") { usleep(100_000); wake.signal() }
+            sink.awaitRoom(for: whole, orUntil: wake)
+        }
+        print("a stalled card's wait: \(alone) s alone, \(woken) s when woken after 0.1 s (timeout \(timeout) s)")
+        XCTAssertGreaterThanOrEqual(woken, 0.1, "not before the wake")
+        XCTAssertLessThan(woken, timeout - 0.05, "the wake ended it, not the timeout")
+        XCTAssertGreaterThanOrEqual(waited { sink.awaitRoom(for: whole, orUntil: wake) }, timeout - 0.01, "the wake was consumed")
+
+        wake.signal() // a signal before the wait is not lost
+        XCTAssertLessThan(waited { sink.awaitRoom(for: whole, orUntil: wake) }, timeout - 0.05)
+
+        freeze(false)
+        sink.awaitRoom(for: 1024, orUntil: wake)
+        XCTAssertGreaterThanOrEqual(sink.bufferFrames - sink.delay(), 1024, "a running card: it returns with room")
+    }
+
+    /// Builds the test card (`Tests/Support/alsa_clock_plugin.c`) as `playola_stall`, which plays at real time
+    /// until it is frozen; returns the switch that freezes it.
+    static func stallCard() throws -> (Bool) -> Void {
+        let folder = Fixtures.temporaryDirectory("alsa-stall")
+        let library = folder + "/libasound_module_pcm_playola_clock.so"
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Support/alsa_clock_plugin.c").path
+        try Fixtures.run("cc", ["-shared", "-fPIC", "-DPIC", "-o", library, source, "-lasound"]) // PIC: the plugin symbol macros want it
+        let flag = folder + "/frozen"
+        let configuration = folder + "/asound.conf"
+        try """
+        pcm_type.playola_clock { lib "\(library)" }
+        pcm.playola_stall { type playola_clock flag "\(flag)" }
+        """.write(toFile: configuration, atomically: true, encoding: .utf8)
+        setenv("ALSA_CONFIG_PATH", "/usr/share/alsa/alsa.conf:" + configuration, 1)
+        return { on in
+            if on { _ = FileManager.default.createFile(atPath: flag, contents: nil) } else { try? FileManager.default.removeItem(atPath: flag) }
+        }
     }
 
     func testAMissingDeviceIsDeviceGone() {

@@ -143,6 +143,7 @@ extension LiveEngine {
                 fromDecode.rewindTo.store(.max, ordering: .releasing)
                 return reporter.failed(spin, at: placement, clock: clock, "too many overlapping spins")
             }
+            if replacingSilence { renderWake.signal() }
             reporter.started(spin, at: placement, clock: clock)
         } catch {
             reporter.failed(spin, at: placement, clock: clock, "\(error)")

@@ -9,8 +9,9 @@ import PlayolaSupport
 import Synchronization
 
 /// Plays a changing program of spins on a real-time sink, on two threads:
-/// - the render thread (this file) mixes the active voices and writes to the sink — it never decodes,
-///   allocates, locks, logs or does I/O beyond the write. What becomes of the device (open it, drop it when it
+/// - the render thread (this file) waits for room on the sink, mixes the active voices and writes — it never
+///   decodes, allocates, locks, logs or does I/O beyond that wait and the write. The decode thread can end the
+///   wait (`renderWake`) when a start from silence asks for a rewind. What becomes of the device (open it, drop it when it
 ///   fails as a device does when it goes away, probe for it again slowly or at once when woken by a udev event,
 ///   close it when idle, say each change once) is decided by its `DeviceLifecycle`;
 /// - the decode thread (`LiveEngine+Decode`) places each spin's voice and keeps the rings ahead; while the
@@ -27,6 +28,8 @@ public final class LiveEngine: Sendable {
     let fromControl = ControlRequests()
     let openFile: @Sendable (String) throws(AudioDecoderError) -> any AudioDecoder
     private let probeWake = DispatchSemaphore(value: 0)
+    /// Wakes the render thread from its wait for the device when a rewind is asked for (a start from silence).
+    let renderWake = WakeEvent()
     /// Wakes the decode thread at once for a change (a program, a stream, a device); otherwise it looks
     /// every `decodeInterval`, which the rings (2 s and more) cover four times over, and a spin due within the
     /// 2 s lookahead is still placed 1.5 s ahead. Each wake-up costs more than the pass's own work (the
@@ -210,6 +213,7 @@ public final class LiveEngine: Sendable {
                 perform(lifecycle.withoutDevice(programEmpty: fromControl.programEmpty.load(ordering: .acquiring)), &lifecycle, &sink)
                 continue
             }
+            output.awaitRoom(for: blockFrames, orUntil: renderWake)
             var blockStart = fromRender.framesWritten.load(ordering: .relaxed)
             let quiet = !slots.hasActive
             if !quiet { // a request waits for its voice, so the voice's first block is the one rewound to

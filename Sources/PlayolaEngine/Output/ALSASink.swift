@@ -19,6 +19,9 @@ public final class ALSASink: AudioSink {
     private let pcm: OpaquePointer
     private let scratch: UnsafeMutableRawPointer
     private let scratchFrames: Int
+    /// The PCM's poll descriptors and, last, a wake event's: allocated once, so the wait never allocates.
+    private let pollSet: UnsafeMutablePointer<pollfd>
+    private let pcmDescriptors: Int
     /// Underruns in a row without a successful write between them.
     private var consecutiveXruns = 0
     /// Frames written since the PCM was opened: with the delay, whether a device that stalls ever took one.
@@ -84,6 +87,8 @@ public final class ALSASink: AudioSink {
         self.periodFrames = Int(periodSize)
         scratchFrames = max(1024, Int(periodSize))
         scratch = .allocate(byteCount: scratchFrames * 2 * 4, alignment: 16)
+        pcmDescriptors = Int(max(0, snd_pcm_poll_descriptors_count(pcm)))
+        pollSet = .allocate(capacity: pcmDescriptors + 1)
     }
 
     private struct Refusal: Error { var reason: String }
@@ -129,6 +134,30 @@ public final class ALSASink: AudioSink {
     deinit {
         snd_pcm_close(pcm)
         scratch.deallocate()
+        pollSet.deallocate()
+    }
+
+    /// Polls the PCM's descriptors (as `snd_pcm_wait` does, their events translated by the PCM, which for a
+    /// plugin may be another descriptor's) and the wake event's together. Any failure returns: the write that
+    /// follows recovers from it or says what it is.
+    public func awaitRoom(for frames: Int, orUntil wake: WakeEvent) {
+        let deadline = monotonicSeconds() + Double(periodMilliseconds * 2 + 50) / 1000
+        while true {
+            let available = snd_pcm_avail_update(pcm)
+            guard available >= 0, available < frames, snd_pcm_state(pcm) == SND_PCM_STATE_RUNNING else { return }
+            let filled = snd_pcm_poll_descriptors(pcm, pollSet, UInt32(pcmDescriptors))
+            guard filled > 0 else { return }
+            pollSet[Int(filled)] = pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
+            let remaining = Int32((deadline - monotonicSeconds()) * 1000)
+            guard remaining > 0, poll(pollSet, nfds_t(filled) + 1, remaining) > 0 else { return }
+            if pollSet[Int(filled)].revents != 0 {
+                wake.clear()
+                return
+            }
+            var events: UInt16 = 0
+            guard snd_pcm_poll_descriptors_revents(pcm, pollSet, UInt32(filled), &events) >= 0,
+                  events & UInt16(POLLOUT | POLLERR | POLLHUP | POLLNVAL) == 0 else { return }
+        }
     }
 
     public func write(_ samples: UnsafePointer<Float>, frames: Int) throws(AudioSinkError) {

@@ -1,3 +1,5 @@
+import PlayolaSupport
+
 /// Where the mix goes: an ALSA device, a WAV file, or nowhere. Frames are interleaved stereo Float32
 /// at `sampleRate`; each sink converts to its own sample format.
 public protocol AudioSink: AnyObject {
@@ -5,6 +7,11 @@ public protocol AudioSink: AnyObject {
     /// The sample format the sink negotiated (what `playola status` and the benchmarks show); nil when it
     /// writes none (a null sink).
     var sampleFormat: SampleFormat? { get }
+    /// Returns when the sink can take `frames` without blocking, when `wake` is signalled (the signal is
+    /// consumed), or after about two periods of a device that takes nothing (the write then says what is
+    /// wrong). The render thread waits here rather than in `write`, so a start from silence is acted on at
+    /// once instead of after the device's next period.
+    func awaitRoom(for frames: Int, orUntil wake: WakeEvent)
     /// Writes all `frames` frames, blocking as the device needs.
     func write(_ samples: UnsafePointer<Float>, frames: Int) throws(AudioSinkError)
     /// Lets what was written play out (a file is completed).
@@ -19,6 +26,8 @@ public protocol AudioSink: AnyObject {
 }
 
 extension AudioSink {
+    /// A file or null sink always has room; one that paces itself does so in `write`.
+    public func awaitRoom(for frames: Int, orUntil wake: WakeEvent) {}
     /// A file or null sink "plays" what it is given at once.
     public func delay() -> Int { 0 }
     /// What a file or null sink was given is written already.
