@@ -72,4 +72,28 @@ final class SampleFormatTests: XCTestCase {
             }
         }
     }
+
+    /// Four samples at a time, and the rest one by one: every short length, from unaligned starts, in each
+    /// format and width, is the definition too (the tail and the lanes must agree).
+    func testEveryShortLengthFromEveryStartIsTheDefinition() {
+        let ties = (0..<16).map { Float((Double($0) - 7.5) / 32767) } + [.nan, 2, -2, 0.5, -0.5, 1, -1, 0.25]
+        for (format, bytes, full) in [(SampleFormat.s16, 2, 32767.0), (.s24, 3, 8_388_607), (.s24, 4, 8_388_607), (.s32, 4, 2_147_483_647)] {
+            for start in 0..<4 {
+                for count in 0...13 {
+                    let slice = Array(ties[start..<(start + count)])
+                    var out = [UInt8](repeating: 0xAA, count: count * bytes + 1)
+                    slice.withUnsafeBufferPointer { source in
+                        out.withUnsafeMutableBytes { format.convert(source.baseAddress ?? UnsafePointer(bitPattern: 8)!, count: count, into: $0.baseAddress!, bytesPerSample: bytes) }
+                    }
+                    XCTAssertEqual(out.last, 0xAA, "\(format) \(bytes) bytes, \(count) samples: nothing written past the end")
+                    for (index, sample) in slice.enumerated() {
+                        var raw: Int64 = 0
+                        for byte in 0..<bytes { raw |= Int64(out[bytes * index + byte]) << (8 * byte) }
+                        let value = (raw << (64 - 8 * bytes)) >> (64 - 8 * bytes) // sign-extended
+                        XCTAssertEqual(value, Self.reference(sample, full), "\(format) \(bytes) bytes, start \(start), count \(count), sample \(index)")
+                    }
+                }
+            }
+        }
+    }
 }

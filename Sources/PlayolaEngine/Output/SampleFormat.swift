@@ -19,21 +19,32 @@ public enum SampleFormat: String, Sendable, CaseIterable {
         switch self {
         case .s16:
             let out = destination.assumingMemoryBound(to: Int16.self)
-            for index in 0..<count { out[index] = Int16(scaled(source[index], 32767)).littleEndian }
+            let done = convertVectors(source, count: count, into: destination, full: 32767)
+            for index in done..<count { out[index] = Int16(truncatingIfNeeded: scaled(source[index], 32767)).littleEndian }
         case .s24 where bytesPerSample == 4:
             let out = destination.assumingMemoryBound(to: Int32.self)
-            for index in 0..<count { out[index] = Int32(scaled(source[index], 8_388_607)).littleEndian }
+            let done = convertVectors(source, count: count, into: destination, full: 8_388_607)
+            for index in done..<count { out[index] = scaled(source[index], 8_388_607).littleEndian }
         case .s24:
+            // Most USB DACs' own format (S24_3LE): four values at a time, packed a sample at a time.
             let out = destination.assumingMemoryBound(to: UInt8.self)
-            for index in 0..<count {
-                let value = UInt32(bitPattern: Int32(scaled(source[index], 8_388_607)))
-                out[3 * index] = UInt8(truncatingIfNeeded: value)
-                out[3 * index + 1] = UInt8(truncatingIfNeeded: value >> 8)
-                out[3 * index + 2] = UInt8(truncatingIfNeeded: value >> 16)
+            let full = SIMD4<Double>(repeating: 8_388_607)
+            var index = 0
+            while index < count {
+                func at(_ lane: Int) -> Float { index + lane < count ? source[index + lane] : 0 }
+                let four = SIMD4<Float>(at(0), at(1), at(2), at(3))
+                let values = SIMD4<UInt32>(truncatingIfNeeded: Self.scaled(four, full))
+                for lane in 0..<min(4, count - index) {
+                    out[3 * (index + lane)] = UInt8(truncatingIfNeeded: values[lane])
+                    out[3 * (index + lane) + 1] = UInt8(truncatingIfNeeded: values[lane] >> 8)
+                    out[3 * (index + lane) + 2] = UInt8(truncatingIfNeeded: values[lane] >> 16)
+                }
+                index += 4
             }
         case .s32:
             let out = destination.assumingMemoryBound(to: Int32.self)
-            for index in 0..<count { out[index] = Int32(scaled(source[index], 2_147_483_647)).littleEndian }
+            let done = convertVectors(source, count: count, into: destination, full: 2_147_483_647)
+            for index in done..<count { out[index] = scaled(source[index], 2_147_483_647).littleEndian }
         case .float32:
             destination.copyMemory(from: source, byteCount: count * 4)
         }
@@ -54,11 +65,10 @@ public enum SampleFormat: String, Sendable, CaseIterable {
         }
     }
 
-    /// Rounds half away from zero, as `rounded()` does, but inline: `rounded()` is a call into libm's
-    /// `round` per sample, which bench/PROFILE.md measured at a fifth of the conversion's cost.
+    /// Clamped to [-1, 1] (NaN to -1), scaled to `full`, rounded half away from zero: the definition
+    /// SampleFormatTests hold, in the vectors' arithmetic (`scaled(_:_:)` for four), for the last few samples.
     @inline(__always)
-    private func scaled(_ sample: Float, _ full: Double) -> Int64 {
-        let value = Double(min(1, max(-1, sample))) * full
-        return Int64(value + (value < 0 ? -0.5 : 0.5))
+    private func scaled(_ sample: Float, _ full: Double) -> Int32 {
+        Int32(truncatingIfNeeded: Self.scaled(SIMD4(repeating: sample), SIMD4(repeating: full))[0])
     }
 }
