@@ -51,16 +51,20 @@ final class FrameStufferTests: XCTestCase {
         return (0..<frames).flatMap { [Float(left[$0]), Float(right[$0])] }
     }()
 
-    /// `input` through a stuffer at `correction`, 1024 frames a call as the pipeline feeds it, then flushed.
-    func stuffed(_ input: [Float], correction: Double, spliceFrames: Int = 256, searchFrames: Int = 1024) -> [Float] {
+    /// `input` through a stuffer at `correction`, 1024 frames a call as the pipeline feeds it (or calls of
+    /// `chunks` frames in turn), then flushed.
+    func stuffed(_ input: [Float], correction: Double, spliceFrames: Int = 256, searchFrames: Int = 1024, chunks: [Int] = [1024]) -> [Float] {
         let stuffer = FrameStuffer(maxInputFrames: 1024, spliceFrames: spliceFrames, searchFrames: searchFrames)
         stuffer.correction = correction
         var output: [Float] = []
         let frames = input.count / 2
         input.withUnsafeBufferPointer { samples in
-            for first in stride(from: 0, to: frames, by: 1024) {
-                let made = stuffer.process(samples.baseAddress! + 2 * first, frames: min(1024, frames - first))
+            var (first, call) = (0, 0)
+            while first < frames {
+                let count = min(chunks[call % chunks.count], frames - first)
+                let made = stuffer.process(samples.baseAddress! + 2 * first, frames: count)
                 output += UnsafeBufferPointer(start: stuffer.output, count: 2 * made)
+                (first, call) = (first + count, call + 1)
             }
         }
         let rest = stuffer.flush()
@@ -223,5 +227,23 @@ final class FrameStufferTests: XCTestCase {
         XCTAssertTrue(voice.isPlayedOut)
         XCTAssertEqual(played.count, input.count)
         XCTAssertTrue(played == input, "through the stream voice")
+    }
+
+    /// However the input is cut into calls, the output is the input bit for bit but at its splices, one frame
+    /// each, as many as owed: a call without a splice hands out the held frames themselves, one with a splice
+    /// its own buffer, and what is held moves back to the start now and then.
+    func testHoweverTheInputIsCutIntoCallsTheOutputIsTheInputAndItsSplices() throws {
+        let input = Array(Self.music.prefix(2 * 5 * Self.rate))
+        let held = FrameStuffer(maxInputFrames: 1024).lookahead
+        for correction in [0.0015, -0.0015] {
+            for chunks in [[1], [7, 1024, 300], [1000, 24, 1024, 513]] {
+                let output = stuffed(input, correction: correction, chunks: chunks)
+                let found = try XCTUnwrap(splices(in: output, of: input), "calls of \(chunks)")
+                XCTAssertEqual(output.count / 2, input.count / 2 - found.reduce(0) { $0 + $1.shift }, "calls of \(chunks)")
+                let owed = Double(input.count / 2 - held) * correction / (1 + correction)
+                XCTAssertTrue((Int(owed.magnitude) - 1...Int(owed.magnitude)).contains(found.count), "calls of \(chunks): \(found.count), \(owed) owed")
+                XCTAssertTrue(found.allSatisfy { $0.shift == (correction > 0 ? 1 : -1) && $0.end - $0.start <= 257 }, "calls of \(chunks)")
+            }
+        }
     }
 }
