@@ -16,16 +16,12 @@ import Glibc
 /// alone is no such place: a tone is steepest where it crosses zero.
 ///
 /// To search ahead it holds back `searchFrames + spliceFrames + 16` frames (29 ms at 44.1 kHz), a constant
-/// delay the drift loop's target takes in. With no correction it is a copy, bit for bit; and a call without a
-/// splice in it copies nothing: its output is the held frames themselves (the decode thread's largest copy
-/// on a stream was this follower's, bench/PROFILE.md).
+/// delay the drift loop's target takes in. With no correction it is a copy, bit for bit.
 package final class FrameStuffer {
     /// Input frames per output frame, minus 1: positive plays faster (deletes frames).
     package var correction = 0.0
-    /// The frames the last `process` (or `flush`) made, interleaved stereo; valid until the next call.
-    package private(set) var output: UnsafeMutablePointer<Float>
-    /// Where a call with a splice in it makes its frames.
-    private let made: UnsafeMutablePointer<Float>
+    /// The frames the last `process` (or `flush`) made, interleaved stereo.
+    package let output: UnsafeMutablePointer<Float>
     package let spliceFrames: Int
     package let searchFrames: Int
     let outputCapacity: Int
@@ -40,9 +36,6 @@ package final class FrameStuffer {
     package let lookahead: Int
     /// Interleaved stereo: `history` frames played, then those still to play.
     private let held: UnsafeMutablePointer<Float>
-    private let heldCapacity: Int
-    /// Where this call's output starts in `held` while it is a plain run of held frames; nil once it is in `made`.
-    private var passingFrom: Int?
     private var count: Int
     /// The next held frame to play.
     private var next: Int
@@ -67,27 +60,24 @@ package final class FrameStuffer {
         self.spliceFrames = max(1, spliceFrames)
         self.searchFrames = max(1, searchFrames)
         lookahead = self.searchFrames + self.spliceFrames + FractionalDelay.after
-        // Between calls it holds at most `lookahead` frames, and a splice's frames while it waits for more; the
-        // room for eight calls' input beyond that lets it move what it holds back to the start once in eight.
-        let needed = Self.history + lookahead + self.spliceFrames + 1 + maxInputFrames
-        heldCapacity = needed + 7 * maxInputFrames
+        // Between calls it holds at most `lookahead` frames, and a splice's frames while it waits for more.
+        let heldCapacity = Self.history + lookahead + self.spliceFrames + 1 + maxInputFrames
         held = .allocate(capacity: heldCapacity * 2)
         // Silence before the first frame: what a splice at the very start reads behind it.
         held.initialize(repeating: 0, count: heldCapacity * 2)
         count = Self.history
         next = Self.history
         // A call plays at most what it held plus what came; an insertion adds one frame per splice.
-        let played = needed
+        let played = heldCapacity
         outputCapacity = played + played / self.spliceFrames + 1
-        made = .allocate(capacity: outputCapacity * 2)
-        output = made
+        output = .allocate(capacity: outputCapacity * 2)
         deletingRows = Self.rows(frames: self.spliceFrames, deleting: true)
         insertingRows = Self.rows(frames: self.spliceFrames + 1, deleting: false)
     }
 
     deinit {
         held.deallocate()
-        made.deallocate()
+        output.deallocate()
         deletingRows.deallocate()
         insertingRows.deallocate()
     }
@@ -96,12 +86,10 @@ package final class FrameStuffer {
     /// are in `output`. The last `lookahead` input frames wait for the ones after them.
     package func process(_ input: UnsafePointer<Float>, frames: Int) -> Int {
         let frames = max(0, min(frames, maxInput))
-        if count + frames > heldCapacity { compact() } // the last output, which may be held frames, was used
         (held + 2 * count).update(from: input, count: 2 * frames)
         count += frames
         let perFrame = owedPerFrame
         var produced = 0
-        passingFrom = next
         // Held frames before `end` play (a splice's frames each stand for one of them): one that falls due
         // there still finds its whole search window held. So as many frames go out as came in, give or take
         // the one a splice adds or takes, and the buffer's level moves by no more than that.
@@ -130,7 +118,7 @@ package final class FrameStuffer {
                 break // its next frames stand for held frames not yet played
             }
         }
-        output = passingFrom.map { held + 2 * $0 } ?? made
+        compact()
         return produced
     }
 
@@ -138,11 +126,10 @@ package final class FrameStuffer {
     /// to search). Returns the frames in `output`.
     package func flush() -> Int {
         var produced = 0
-        passingFrom = next
         if let chosen = splice, chosen.done > 0 { _ = continueSplice(upTo: .max, produced: &produced) }
         splice = nil
         copy(count - next, produced: &produced)
-        output = passingFrom.map { held + 2 * $0 } ?? made
+        compact()
         return produced
     }
 
@@ -160,10 +147,9 @@ package final class FrameStuffer {
         return max(1, Int(min(Double(searchFrames), 0.5 / perFrame.magnitude)))
     }
 
-    /// `frames` held frames from `next` to the output, unchanged: while the output is a run of held frames,
-    /// they are that run already.
+    /// `frames` held frames from `next` to `output`, unchanged.
     private func copy(_ frames: Int, produced: inout Int) {
-        if passingFrom == nil { (made + 2 * produced).update(from: held + 2 * next, count: 2 * frames) }
+        (output + 2 * produced).update(from: held + 2 * next, count: 2 * frames)
         produced += frames
         next += frames
     }
@@ -179,16 +165,12 @@ package final class FrameStuffer {
         // between start + j − 1 and start + j.
         let firstWhole = chosen.deleting ? chosen.start : chosen.start - 1
         let last = min(frames, limit)
-        if let from = passingFrom, chosen.done < last { // the output so far, held frames, goes where the splice's will
-            made.update(from: held + 2 * from, count: 2 * produced)
-            passingFrom = nil
-        }
         for frame in chosen.done..<max(chosen.done, last) {
             let first = held + 2 * (firstWhole + frame - FractionalDelay.before)
             let row = rows + frame * FractionalDelay.taps
             let read = FractionalDelay.apply(row, left: first, right: first + 1, stride: 2)
-            made[2 * produced] = read.left
-            made[2 * produced + 1] = read.right
+            output[2 * produced] = read.left
+            output[2 * produced + 1] = read.right
             produced += 1
         }
         chosen.done = max(chosen.done, last)
@@ -224,8 +206,7 @@ package final class FrameStuffer {
         return best
     }
 
-    /// Drops what no splice reads any more: called when the next input would not fit, never while the last
-    /// output (which may be held frames) is still to be read.
+    /// Drops what no splice reads any more.
     private func compact() {
         let drop = next - Self.history
         guard drop > 0 else { return }
