@@ -22,7 +22,8 @@ for expected in 3 0; do
         mkdir -p "$TMPDIR/folder" && touch "$TMPDIR/folder/file"
         setsid bash -c "sleep 300; : $tag" </dev/null >/dev/null 2>&1 &
         bash -c "sleep 300; : $tag" </dev/null >/dev/null 2>&1 &
-        pgrep -f "sleep 300; : $tag" >"$4/started"
+        # A child is found by its command line only after its exec: look until both are there (the gate once looked too soon).
+        for _ in $(seq 50); do pgrep -f "sleep 300; : $tag" >"$4/started"; (($(wc -l <"$4/started") >= 2)) && break; sleep 0.1; done
         if $root; then
             mkdir "$TMPDIR/mnt" && mount -t tmpfs "$tag" "$TMPDIR/mnt"
             truncate -s 1M "$TMPDIR/disk" && losetup -f --show "$TMPDIR/disk" >"$4/loop"
