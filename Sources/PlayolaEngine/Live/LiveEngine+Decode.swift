@@ -136,14 +136,13 @@ extension LiveEngine {
             voice.fill(upTo: placement.joinFrame + Int64(mixRate))
             // Asked before the voice is in a slot: the render thread acts on it once it sees the voice.
             let firstFrame = placement.startFrame + placement.joinFrame
-            if replacingSilence, firstFrame < fromRender.framesWritten.load(ordering: .acquiring) {
-                fromDecode.rewindTo.min(firstFrame, ordering: .acquiringAndReleasing)
-            }
+            let rewinding = replacingSilence && firstFrame < fromRender.framesWritten.load(ordering: .acquiring)
+            if rewinding { fromDecode.rewindTo.min(firstFrame, ordering: .acquiringAndReleasing) }
             guard slots.add(.timeline(voice)) else {
                 fromDecode.rewindTo.store(.max, ordering: .releasing)
                 return reporter.failed(spin, at: placement, clock: clock, "too many overlapping spins")
             }
-            if replacingSilence { renderWake.signal() }
+            if rewinding { renderWake.signal() } // the render thread takes the request now, not at its next period
             reporter.started(spin, at: placement, clock: clock)
         } catch {
             reporter.failed(spin, at: placement, clock: clock, "\(error)")

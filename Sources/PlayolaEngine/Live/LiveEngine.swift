@@ -11,9 +11,9 @@ import Synchronization
 /// Plays a changing program of spins on a real-time sink, on two threads:
 /// - the render thread (this file) waits for room on the sink, mixes the active voices and writes — it never
 ///   decodes, allocates, locks, logs or does I/O beyond that wait and the write. The decode thread can end the
-///   wait (`renderWake`) when a start from silence asks for a rewind. What becomes of the device (open it, drop it when it
-///   fails as a device does when it goes away, probe for it again slowly or at once when woken by a udev event,
-///   close it when idle, say each change once) is decided by its `DeviceLifecycle`;
+///   wait (`renderWake`) when a start from silence asks for a rewind. What becomes of the device (open it, drop
+///   it when it fails as a device does when it goes away, probe for it again slowly or at once when woken by a
+///   udev event, close it when idle, say each change once) is decided by its `DeviceLifecycle`;
 /// - the decode thread (`LiveEngine+Decode`) places each spin's voice and keeps the rings ahead; while the
 ///   device is away it places nothing, and when it is back the program is placed afresh at the live position.
 /// A stream (`setStream`, `LiveEngine+Stream`) plays beside the program through the same mixer.
