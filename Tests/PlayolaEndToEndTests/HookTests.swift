@@ -104,6 +104,9 @@ final class HookTests: XCTestCase {
         try service.start()
         defer { service.stopProcess() }
         try service.waitUntilSteady(self)
+        // And heard: the state says playing before the first block of the tone reaches the device, over a
+        // second before in a loaded gate run (whose capture then began with 0.19 s of the silence before it).
+        try waitUntil("a tone is heard") { Self.tones.contains { service.amplitude($0.1) > 0.05 } }
         let began = Date(), capturedBefore = service.captureSeconds
         let seconds = 12.0
         Thread.sleep(forTimeInterval: seconds)

@@ -26,10 +26,15 @@ final class HotplugTests: XCTestCase {
     /// A station: "first" (600 Hz) from 5 s ago to 3 s from now, then "second" (900 Hz).
     func rig(startUnplugged: Bool = false, idleClose: Double? = nil) async throws -> Rig {
         let server = try FakePlayola()
+        let tones = [("first", 600.0, -5.0, 8.0), ("second", 900.0, 3.0, 30.0)]
+        for (id, frequency, _, seconds) in tones {
+            try server.addFile(try Fixtures.tone(frequency, seconds: seconds, rate: 48000, codec: .mp3), as: "\(id).mp3")
+        }
+        // The schedule's clock starts once the files are made: encoding them took over a second in a loaded
+        // gate run, the first spin had all but ended, and the 600 Hz the tests listen for with it.
         let now = Date()
         var spins: [Spin] = []
-        for (id, frequency, offset, seconds) in [("first", 600.0, -5.0, 8.0), ("second", 900.0, 3.0, 30.0)] {
-            try server.addFile(try Fixtures.tone(frequency, seconds: seconds, rate: 48000, codec: .mp3), as: "\(id).mp3")
+        for (id, _, offset, seconds) in tones {
             spins.append(Spin(id: id, stationID: "hot", airtime: now.addingTimeInterval(offset), startingVolume: 1, fades: [],
                               audioBlock: AudioBlock(id: id, title: id, artist: "t", durationMS: Int(seconds * 1000),
                                                      endOfMessageMS: Int(seconds * 1000), downloadURL: server.fileURL("\(id).mp3"))))
