@@ -117,14 +117,20 @@ final class ScheduleFollowerTests: XCTestCase {
         XCTAssertTrue(follower.refreshDue(now: at(50), at: 155), "the gap after the last spin fetches on the interval")
     }
 
-    func testItSleepsUntilTheProgramNextChangesAndNeverMoreThanASecond() {
+    func testItSleepsUntilTheProgramNextChangesAndNeverMoreThanItsLimit() {
         var follower = following([spin("a", at: -5), spin("b", at: 0.4), spin("c", at: 600.7)])
         follower.fetched(at: 100)
-        XCTAssertEqual(follower.secondsUntilTheProgramChanges(now: at(0), at: 100), 0.4, accuracy: 1e-6, "b starts")
-        XCTAssertEqual(follower.secondsUntilTheProgramChanges(now: at(0.5), at: 100.5), 0.2, accuracy: 1e-6,
-                       "c comes within the lookahead")
-        XCTAssertEqual(follower.secondsUntilTheProgramChanges(now: at(2), at: 102), 1, "at most a second")
-        XCTAssertEqual(follower.secondsUntilTheProgramChanges(now: at(2), at: 119.7), 0.3, accuracy: 1e-6, "the refresh is due")
-        XCTAssertEqual(follower.secondsUntilTheProgramChanges(now: at(2), at: 125), 0.005, "never a busy loop")
+        for limit in [1.0, 600] {
+            XCTAssertEqual(follower.secondsUntilTheProgramChanges(now: at(0), at: 100, atMost: limit), 0.4, accuracy: 1e-6, "b starts")
+            XCTAssertEqual(follower.secondsUntilTheProgramChanges(now: at(0.5), at: 100.5, atMost: limit), 0.2, accuracy: 1e-6,
+                           "c comes within the lookahead")
+            XCTAssertEqual(follower.secondsUntilTheProgramChanges(now: at(2), at: 119.7, atMost: limit), 0.3, accuracy: 1e-6, "the refresh is due")
+            XCTAssertEqual(follower.secondsUntilTheProgramChanges(now: at(2), at: 125, atMost: limit), 0.005, "never a busy loop")
+        }
+        XCTAssertEqual(follower.secondsUntilTheProgramChanges(now: at(2), at: 102, atMost: 1), 1, "at most the limit")
+        XCTAssertEqual(follower.secondsUntilTheProgramChanges(now: at(2), at: 102, atMost: 600), 13, accuracy: 1e-6, "a ends")
+        follower.fetched(at: 120)
+        XCTAssertEqual(follower.secondsUntilTheProgramChanges(now: at(21), at: 121, atMost: 600), 19, accuracy: 1e-6,
+                       "nothing changes before the refresh")
     }
 }

@@ -165,9 +165,10 @@ extension ScheduleFollower {
     }
 
     /// How long the schedule can be left alone: until a spin comes within the lookahead, starts or ends, or
-    /// the refresh is due; at most a second (a stepped system clock is seen within it).
-    func secondsUntilTheProgramChanges(now: Date, at monotonic: Double) -> Double {
-        var next = min(1, lastRefresh + refreshInterval - monotonic)
+    /// the refresh is due; at most `limit` (a second where nothing says that the wall clock was set: a
+    /// stepped clock is then seen within it).
+    func secondsUntilTheProgramChanges(now: Date, at monotonic: Double, atMost limit: Double) -> Double {
+        var next = min(limit, lastRefresh + refreshInterval - monotonic)
         for spin in schedule.spins {
             for change in [spin.airtime.addingTimeInterval(-lookahead), spin.airtime, spin.fileEnd] {
                 let seconds = change.timeIntervalSince(now)

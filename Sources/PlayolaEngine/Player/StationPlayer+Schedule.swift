@@ -51,11 +51,33 @@ extension StationPlayer {
                     notice("schedule refresh failed, playing the known schedule: \(error)")
                 }
             }
-            // While the device is away nothing is placed: a look a second is enough. (A 250 ms tick woke the
-            // Swift pool four times a second, ~12 thread wake-ups with the timer's: bench/PROFILE.md.)
-            let wait = outputDown ? 1 : follower.secondsUntilTheProgramChanges(now: clock.now(), at: monotonicSeconds())
-            try? await Task.sleep(for: .seconds(wait))
+            // While the device is away nothing is placed: a look a second is enough. Otherwise it sleeps until
+            // the program changes (each sleep wakes the Swift pool and its timer thread, ~3 thread wake-ups:
+            // bench/PROFILE.md), woken early if the wall clock is set; where that cannot be watched, it
+            // looks every second.
+            let limit = watchTheWallClock() ? 600.0 : 1
+            let wait = outputDown ? 1 : follower.secondsUntilTheProgramChanges(now: clock.now(), at: monotonicSeconds(), atMost: limit)
+            let sleep = Task { _ = try? await Task.sleep(for: .seconds(wait)) }
+            followerSleep = sleep
+            await withTaskCancellationHandler { await sleep.value } onCancel: { sleep.cancel() }
         }
+    }
+
+    /// Whether a set wall clock ends the schedule loop's sleep (the watch is made once, the first time).
+    private func watchTheWallClock() -> Bool {
+        if !clockSetWatchMade {
+            clockSetWatchMade = true
+            clockSetWatch = ClockSetWatch { [weak self] in
+                guard let self else { return }
+                Task { await self.wallClockWasSet() }
+            }
+        }
+        return clockSetWatch != nil
+    }
+
+    /// The wall clock was set: what sounds when is looked at again now, not at the end of the sleep.
+    func wallClockWasSet() {
+        followerSleep?.cancel()
     }
 
     /// One fetch of the schedule, adopted; false when the station changed meanwhile. Only a server's schedule

@@ -86,6 +86,11 @@ public actor StationPlayer {
 
     /// The current generation's schedule and what is known of its files (`StationPlayer+Schedule`).
     var follower = ScheduleFollower()
+    /// The schedule loop's sleep until the program next changes, ended early when the wall clock is set.
+    var followerSleep: Task<Void, Never>?
+    /// Says when the wall clock is set (made with the first schedule followed); nil where the system cannot.
+    var clockSetWatch: ClockSetWatch?
+    var clockSetWatchMade = false
 
     public init(
         api: PlayolaAPI, downloader: AudioDownloader, engine: LiveEngine, clock: ServerCorrectedClock,
