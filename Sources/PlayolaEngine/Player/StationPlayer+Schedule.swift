@@ -57,9 +57,7 @@ extension StationPlayer {
             // looks every second.
             let limit = watchTheWallClock() ? 600.0 : 1
             let wait = outputDown ? 1 : follower.secondsUntilTheProgramChanges(now: clock.now(), at: monotonicSeconds(), atMost: limit)
-            let sleep = Task { _ = try? await Task.sleep(for: .seconds(wait)) }
-            followerSleep = sleep
-            await withTaskCancellationHandler { await sleep.value } onCancel: { sleep.cancel() }
+            await sleepUnlessWoken(for: wait)
         }
     }
 
@@ -69,15 +67,10 @@ extension StationPlayer {
             clockSetWatchMade = true
             clockSetWatch = ClockSetWatch { [weak self] in
                 guard let self else { return }
-                Task { await self.wallClockWasSet() }
+                Task { await self.wake() } // what sounds when is looked at again now
             }
         }
         return clockSetWatch != nil
-    }
-
-    /// The wall clock was set: what sounds when is looked at again now, not at the end of the sleep.
-    func wallClockWasSet() {
-        followerSleep?.cancel()
     }
 
     /// One fetch of the schedule, adopted; false when the station changed meanwhile. Only a server's schedule

@@ -64,14 +64,27 @@ extension StationPlayer {
     ) async -> (outcome: StreamConnection.Outcome?, sounded: Bool) {
         let connection = StreamConnection(url: url, station: station)
         let http = api.http
+        connection.watch { [weak self] in
+            guard let self else { return }
+            Task { await self.wake() }
+        }
         let transfer = Task { await connection.run(http: http) }
         engine.setStream(connection)
         var sounded = false
         var problem: StreamConnection.Outcome?
+        var lookedAt = monotonicSeconds()
         while problem == nil {
-            // What this loop watches (sounding, headers, the end, a stall of seconds) moves slowly: 2 looks a
-            // second, not 5 (each wakes the Swift pool and its timer thread: bench/PROFILE.md).
-            try? await Task.sleep(for: .milliseconds(500))
+            // Looks when the connection says something changed (headers, a title, sounding, a failure, the
+            // end), or when the stream could have stalled; not at a pace (each look wakes the Swift pool and
+            // its timer thread: bench/PROFILE.md). At most two looks a second, so a server that changes its
+            // title at every block is announced twice a second, not at every block.
+            if !connection.takeChange() {
+                await sleepUnlessWoken(for: connection.buffer.lastArrival + station.stallSeconds + 0.1 - monotonicSeconds())
+            }
+            let soonest = lookedAt + 0.5 - monotonicSeconds()
+            if soonest > 0 { try? await Task.sleep(for: .seconds(soonest)) }
+            lookedAt = monotonicSeconds()
+            connection.takeChange() // what changes from here on is told again
             guard self.generation == generation, !Task.isCancelled else {
                 transfer.cancel()
                 _ = await transfer.value

@@ -86,8 +86,9 @@ public actor StationPlayer {
 
     /// The current generation's schedule and what is known of its files (`StationPlayer+Schedule`).
     var follower = ScheduleFollower()
-    /// The schedule loop's sleep until the program next changes, ended early when the wall clock is set.
-    var followerSleep: Task<Void, Never>?
+    /// The current loop's sleep (until the program next changes, until a stream could have stalled), which
+    /// `wake` ends early.
+    private var loopSleep: Task<Void, Never>?
     /// Says when the wall clock is set (made with the first schedule followed); nil where the system cannot.
     var clockSetWatch: ClockSetWatch?
     var clockSetWatchMade = false
@@ -234,6 +235,16 @@ public actor StationPlayer {
         let downloader = self.downloader
         Task { await downloader.cancel() }
     }
+
+    /// Sleeps `seconds` unless `wake` comes first (or the calling task is cancelled).
+    func sleepUnlessWoken(for seconds: Double) async {
+        let sleep = Task { _ = try? await Task.sleep(for: .seconds(seconds)) }
+        loopSleep = sleep
+        await withTaskCancellationHandler { await sleep.value } onCancel: { sleep.cancel() }
+    }
+
+    /// Something the current loop waits for happened (the wall clock was set, a stream changed): it looks now.
+    func wake() { loopSleep?.cancel() }
 
     // MARK: publishing
 

@@ -8,5 +8,8 @@ extension StreamConnection: StreamSource {
     package var name: String { station.name }
     package var prebufferSeconds: Double { station.prebufferSeconds }
     package var maxBufferSeconds: Double { station.maxBufferSeconds }
-    package func markSounding() { isSounding.store(true, ordering: .releasing) }
+    package func markSounding() {
+        isSounding.store(true, ordering: .releasing)
+        changed()
+    }
 }

@@ -21,6 +21,10 @@ public final class StreamConnection: Sendable {
     private let latestTitle = Mutex<ICYMetadata?>(nil)
     /// The CPU its parsing takes and the bytes it holds besides its audio.
     package let budget: StreamBudget
+    /// Told when something its watcher looks at changes (headers, a title, sounding, a failure, the end),
+    /// once until the watcher looks again (`takeChange`): a title at every block is one call per look.
+    private let watcher = Mutex<(@Sendable () -> Void)?>(nil)
+    private let changeUntaken = Atomic<Bool>(false)
 
     struct Shared {
         var headers: ICYHeaders?
@@ -63,6 +67,18 @@ public final class StreamConnection: Sendable {
         self.budget = budget
     }
 
+    /// `changed` runs, on the network or the decode thread, when something the watcher looks at changes.
+    public func watch(_ changed: @escaping @Sendable () -> Void) { watcher.withLock { $0 = changed } }
+
+    /// Whether something changed since the last call; a change after it is told again.
+    @discardableResult
+    public func takeChange() -> Bool { changeUntaken.exchange(false, ordering: .acquiringAndReleasing) }
+
+    package func changed() {
+        guard !changeUntaken.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        watcher.withLock { $0 }?()
+    }
+
     /// The title the stream announced last (ICY `StreamTitle`, Ogg tags, HLS ID3), if it came since the last
     /// call. Titles are kept here, the latest replacing the one before, and the player takes them at its own
     /// pace: a server that changes its title at every block costs one announcement per look, not one per block.
@@ -79,6 +95,7 @@ public final class StreamConnection: Sendable {
         defer {
             buffer.finish()
             hasFinished.store(true, ordering: .releasing)
+            changed()
         }
         let outcome = await receive(http: http)
         // A budget exceeded stopped the transfer: that is the reason, not how the transfer then ended.
@@ -139,11 +156,15 @@ public final class StreamConnection: Sendable {
         { [self] tags in
             guard let text = tags.text else { return }
             latestTitle.withLock { $0 = ICYMetadata(title: text, artist: tags.artist, song: tags.title) }
+            changed()
         }
     }
 
     /// Engine side: what arrived cannot be played; the player drops the connection and makes another.
-    public func fail(_ reason: String) { problem.withLock { if $0 == nil { $0 = reason } } }
+    public func fail(_ reason: String) {
+        problem.withLock { if $0 == nil { $0 = reason } }
+        changed()
+    }
     /// Why the connection cannot go on: the engine's reason, or the budget's.
     public var failure: String? { problem.withLock { $0 } ?? budget.exceeded }
 
@@ -159,6 +180,7 @@ public final class StreamConnection: Sendable {
                 $0.stripper = stripper
                 $0.playlist = isPlaylist ? [] : nil
             }
+            changed()
             return nil
         } catch {
             return "\(url): \(error)"
@@ -181,7 +203,10 @@ public final class StreamConnection: Sendable {
                 return (shared.stripper!.consume(bytes) { audio in buffer.append(audio) }.last, true)
             }
         }
-        if let title { latestTitle.withLock { $0 = title } }
+        if let title {
+            latestTitle.withLock { $0 = title }
+            changed()
+        }
         // The budget's failure ends the transfer here; the player sees it in `failure` and reconnects.
         return keepGoing && budget.exceeded == nil
     }
