@@ -42,7 +42,7 @@ def check_remote(machine, check):
     _, current, _ = mpc(machine, "current")
     spin = (status.get("spin") or {}).get("title")
     # The sweep's file runs on through the loop's crossfade: its last 2 s rise past the loop's top (1150 Hz) to
-    # 1200 Hz while the loop's start fades in (e2e run on d5d232e, raspi3b, whose fast DAC reached it: 1202 Hz).
+    # 1200 Hz while the loop's start fades in (e2e run on f7f57a5, raspi3b, whose fast DAC reached it: 1202 Hz).
     top = SWEEP_START + SWEEP_SLOPE * (CYCLE + CROSSFADE)
     swept = frequency is not None and SWEEP_START - 20 <= frequency <= top + 20
     check("remote control: mpc prev turns the tone into the sweep, and mpc current names its spin",

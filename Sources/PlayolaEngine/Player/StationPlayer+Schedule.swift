@@ -55,22 +55,10 @@ extension StationPlayer {
             // the program changes (each sleep wakes the Swift pool and its timer thread, ~3 thread wake-ups:
             // bench/PROFILE.md), woken early if the wall clock is set; where that cannot be watched, it
             // looks every second.
-            let limit = watchTheWallClock() ? 600.0 : 1
+            let limit = clockSetWatch != nil ? 600.0 : 1
             let wait = outputDown ? 1 : follower.secondsUntilTheProgramChanges(now: clock.now(), at: monotonicSeconds(), atMost: limit)
             await sleepUnlessWoken(for: wait)
         }
-    }
-
-    /// Whether a set wall clock ends the schedule loop's sleep (the watch is made once, the first time).
-    private func watchTheWallClock() -> Bool {
-        if !clockSetWatchMade {
-            clockSetWatchMade = true
-            clockSetWatch = ClockSetWatch { [weak self] in
-                guard let self else { return }
-                Task { await self.wake() } // what sounds when is looked at again now
-            }
-        }
-        return clockSetWatch != nil
     }
 
     /// One fetch of the schedule, adopted; false when the station changed meanwhile. Only a server's schedule

@@ -64,10 +64,7 @@ extension StationPlayer {
     ) async -> (outcome: StreamConnection.Outcome?, sounded: Bool) {
         let connection = StreamConnection(url: url, station: station)
         let http = api.http
-        connection.watch { [weak self] in
-            guard let self else { return }
-            Task { await self.wake() }
-        }
+        connection.watch(waker)
         let transfer = Task { await connection.run(http: http) }
         engine.setStream(connection)
         var sounded = false

@@ -89,9 +89,9 @@ public actor StationPlayer {
     /// The current loop's sleep (until the program next changes, until a stream could have stalled), which
     /// `wake` ends early.
     private var loopSleep: Task<Void, Never>?
-    /// Says when the wall clock is set (made with the first schedule followed); nil where the system cannot.
-    var clockSetWatch: ClockSetWatch?
-    var clockSetWatchMade = false
+    /// Wakes the schedule loop when the wall clock is set (made with the first schedule followed); nil where
+    /// the system cannot say.
+    lazy var clockSetWatch = ClockSetWatch(onSet: waker)
 
     public init(
         api: PlayolaAPI, downloader: AudioDownloader, engine: LiveEngine, clock: ServerCorrectedClock,
@@ -245,6 +245,14 @@ public actor StationPlayer {
 
     /// Something the current loop waits for happened (the wall clock was set, a stream changed): it looks now.
     func wake() { loopSleep?.cancel() }
+
+    /// `wake`, for another thread to call.
+    nonisolated var waker: @Sendable () -> Void {
+        { [weak self] in
+            guard let self else { return }
+            Task { await self.wake() }
+        }
+    }
 
     // MARK: publishing
 
