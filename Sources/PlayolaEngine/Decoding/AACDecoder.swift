@@ -15,7 +15,7 @@ public final class AACDecoder: AudioDecoder {
     private let unitFrames: Int64
     private let priming: Int64
     private let endFrame: Int64?
-    private var unitBuffer: [UInt8]
+    private var window: UnitWindow
     private var nextUnit = 0
     /// Absolute output frame (priming included) of the next frame `read` returns.
     private var position: Int64
@@ -38,8 +38,9 @@ public final class AACDecoder: AudioDecoder {
         }
         let faad = try FAADHandle(name: path)
         let file = try FileDescriptor.reading(path)
-        // The readers bound unit sizes (stsz, or ADTS's 13 bits), so this buffer is at most 64 KiB.
-        var buffer = [UInt8](repeating: 0, count: Int(min(track.unitSizes.max() ?? 0, DecodeLimits.maxUnitBytes)) + 16)
+        // The readers bound unit sizes (stsz, or ADTS's 13 bits), so this is at most 64 KiB.
+        let largestUnit = Int(min(track.unitSizes.max() ?? 0, DecodeLimits.maxUnitBytes))
+        var buffer = [UInt8](repeating: 0, count: largestUnit + UnitWindow.padding)
         let rate: Int, unitFrames: Int64
         do throws(AudioDecoderError) {
             if let config = track.decoderConfig {
@@ -62,7 +63,7 @@ public final class AACDecoder: AudioDecoder {
         }
         self.file = file
         self.faad = faad
-        unitBuffer = buffer
+        window = UnitWindow(largestUnit: largestUnit)
         sampleRate = rate
         channelCount = min(faad.channelCount, 2)
         self.unitFrames = unitFrames
@@ -126,13 +127,14 @@ public final class AACDecoder: AudioDecoder {
         }
         guard nextUnit < track.unitSizes.count else { return false }
         let size = Int(track.unitSizes[nextUnit])
-        guard size <= unitBuffer.count else { // the readers bound unit sizes; this keeps the read in the buffer regardless
+        guard size <= DecodeLimits.maxUnitBytes else { // the readers bound unit sizes; this keeps the read in the window regardless
             throw .malformed(path: path, field: "access unit \(nextUnit)", problem: "\(size) bytes, more than an AAC frame can be")
         }
-        let got = unitBuffer.withUnsafeMutableBytes { try? file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<size]), at: track.unitOffsets[nextUnit]) }
-        guard got == size else { throw .truncated(path: path, atFrame: max(0, position - priming)) }
+        guard let at = window.locate(offset: track.unitOffsets[nextUnit], size: size, in: file) else {
+            throw .truncated(path: path, atFrame: max(0, position - priming))
+        }
         nextUnit += 1
-        guard let frame = faad.decode(&unitBuffer, at: 0, length: size) else {
+        guard let frame = faad.decode(&window.bytes, at: at, length: size) else {
             damagedInARow += 1
             guard damagedInARow <= Self.maxDamagedInARow else {
                 throw .decodeFailed(path: path, reason: "\(damagedInARow) damaged AAC frames in a row (faad2: \(faad.lastError))")
