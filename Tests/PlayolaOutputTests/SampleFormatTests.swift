@@ -2,10 +2,14 @@ import PlayolaOutput
 import XCTest
 
 /// The sinks' conversion gives exactly its definition, written here apart (for any faster version to be held
-/// to): clamped to [-1, 1], NaN to -1, scaled to full scale, rounded half away from zero.
+/// to): clamped to [-1, 1], NaN to -1, scaled to full scale, rounded half away from zero; for 16 bits, scaled
+/// in Float and rounded to nearest, ties to even (within 2^-10 of a step of the other).
 final class SampleFormatTests: XCTestCase {
     /// The definition, per sample, in Swift.
     static func reference(_ sample: Float, _ full: Double) -> Int64 {
+        if full == 32767 {
+            return Int64((min(1, max(-1, sample)) * 32767).rounded(.toNearestOrEven))
+        }
         let value = Double(min(1, max(-1, sample))) * full
         return Int64(value + (value < 0 ? -0.5 : 0.5))
     }
@@ -38,8 +42,10 @@ final class SampleFormatTests: XCTestCase {
         XCTAssertEqual(Self.reference(Float(0.6 / 32767), 32767), 1)
         XCTAssertEqual(Self.reference(Float(0.4 / 32767), 32767), 0)
         XCTAssertEqual(Self.reference(Float(-0.6 / 32767), 32767), -1)
-        XCTAssertEqual(Self.reference(0.5, 32767), 16384, "16383.5: half away from zero")
+        XCTAssertEqual(Self.reference(0.5, 32767), 16384, "16383.5: to even")
         XCTAssertEqual(Self.reference(-0.5, 32767), -16384)
+        XCTAssertEqual(Self.reference(0.5, 8_388_607), 4_194_304, "4194303.5: half away from zero")
+        XCTAssertEqual(Self.reference(-0.5, 8_388_607), -4_194_304)
         XCTAssertEqual(Self.reference(.nan, 32767), -32767)
     }
 
@@ -73,13 +79,13 @@ final class SampleFormatTests: XCTestCase {
         }
     }
 
-    /// Four samples at a time, and the rest one by one: every short length, from unaligned starts, in each
-    /// format and width, is the definition too (the tail and the lanes must agree).
+    /// Eight (16 bits) or four samples at a time, and the rest one by one: every short length, from unaligned
+    /// starts, in each format and width, is the definition too (the tail and the lanes must agree).
     func testEveryShortLengthFromEveryStartIsTheDefinition() {
         let ties = (0..<16).map { Float((Double($0) - 7.5) / 32767) } + [.nan, 2, -2, 0.5, -0.5, 1, -1, 0.25]
         for (format, bytes, full) in [(SampleFormat.s16, 2, 32767.0), (.s24, 3, 8_388_607), (.s24, 4, 8_388_607), (.s32, 4, 2_147_483_647)] {
             for start in 0..<4 {
-                for count in 0...13 {
+                for count in 0...19 {
                     let slice = Array(ties[start..<(start + count)])
                     var out = [UInt8](repeating: 0xAA, count: count * bytes + 1)
                     slice.withUnsafeBufferPointer { source in

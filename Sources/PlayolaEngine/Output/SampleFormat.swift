@@ -19,8 +19,8 @@ public enum SampleFormat: String, Sendable, CaseIterable {
         switch self {
         case .s16:
             let out = destination.assumingMemoryBound(to: Int16.self)
-            let done = convertVectors(source, count: count, into: destination, full: 32767)
-            for index in done..<count { out[index] = Int16(truncatingIfNeeded: scaled(source[index], 32767)).littleEndian }
+            let done = Self.convert16Vectors(source, count: count, into: destination)
+            for index in done..<count { out[index] = Int16(truncatingIfNeeded: Self.scaled16(SIMD8(repeating: source[index]))[0]).littleEndian }
         case .s24 where bytesPerSample == 4:
             let out = destination.assumingMemoryBound(to: Int32.self)
             let done = convertVectors(source, count: count, into: destination, full: 8_388_607)
