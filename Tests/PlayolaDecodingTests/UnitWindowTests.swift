@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 @testable import PlayolaDecoding
-import PlayolaSupport
+import PlayolaEngine
 import XCTest
 
 /// The window the AAC decoder reads its units through gives each unit's own bytes, whatever window it falls in.
