@@ -25,10 +25,9 @@ struct UnitWindow {
     mutating func locate(offset: Int64, size: Int, in file: FileDescriptor) -> Int? {
         guard size <= capacity, offset >= 0 else { return nil }
         if offset >= start, offset - start + Int64(size) <= Int64(count) { return Int(offset - start) }
-        start = offset
-        count = 0
         let capacity = capacity
         let got = bytes.withUnsafeMutableBytes { try? file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<capacity]), at: offset) } ?? 0
+        start = offset
         count = got
         // What the last window left past this one's end must not pass for padding.
         bytes.withUnsafeMutableBufferPointer { $0[got..<got + Self.padding].update(repeating: 0) }
