@@ -22,10 +22,6 @@ extension LiveEngine {
         while fromControl.running.load(ordering: .acquiring) {
             var hold: StreamHold?
             var streamLow = false
-            // A voice just opened holds a second (a quick start); one fading out frees its slot, and lets the
-            // device count as quiet (a rewound start, the idle close), only once retired: either is looked at
-            // again soon, not at the steady pace.
-            var lookSoon = false
             fromDecode.passes.add(1, ordering: .releasing)
             deliverDeviceEvents()
             guard anchorForDevice(&feed) else { continue }
@@ -35,10 +31,7 @@ extension LiveEngine {
             for index in 0..<slots.capacity where slots.state(index) == VoiceSlots.active {
                 switch slots.voice(index) {
                 case .stream(let voice):
-                    if let held = service(voice, slot: index) {
-                        hold = held
-                        lookSoon = lookSoon || voice.fadeOutRequested.load(ordering: .relaxed)
-                    }
+                    if let held = service(voice, slot: index) { hold = held }
                     streamLow = streamLow || voice.ring.availableToRead < lowStreamFrames
                 case .timeline(let voice):
                     // A linear look, not a set made at every pass: the program holds the few spins of the
@@ -53,7 +46,6 @@ extension LiveEngine {
                         slots.retire(index)
                     } else {
                         voice.fill(upTo: cursor - voice.startFrame + lookahead)
-                        lookSoon = lookSoon || voice.fadeOutRequested.load(ordering: .relaxed)
                     }
                 case nil:
                     break
@@ -79,14 +71,12 @@ extension LiveEngine {
                 }
                 open(entry.spin, file: file, at: placement, replacingSilence: earliest.replacesSilence, placer: placer,
                      reporter: reporter, clock: placing)
-                lookSoon = true
             }
             if let skipped {
                 reporter.skipped(first: skipped.first, at: skipped.at, count: skipped.count, capacity: slots.capacity, clock: skipped.clock)
             }
             let filling = feed.connection != nil && feed.sounding == nil && !feed.failed
-            let interval = filling || streamLow || lookSoon ? fillingInterval : feed.connection != nil ? streamInterval : decodeInterval
-            _ = decodeWake.wait(timeout: .now() + interval)
+            _ = decodeWake.wait(timeout: .now() + (filling || streamLow ? fillingInterval : decodeInterval))
         }
     }
 
