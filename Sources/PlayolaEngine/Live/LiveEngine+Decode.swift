@@ -94,9 +94,7 @@ extension LiveEngine {
         abandon(&feed)
         slots.collectReleased()
         guard isOpen, fromRender.heardMicros.load(ordering: .acquiring) > 0 else {
-            // No device: nothing to do until it is back; the render thread's open wakes this wait at once (a
-            // sleep here missed it, and the first sound of a start came 100 ms late half the time).
-            _ = decodeWake.wait(timeout: .now() + .milliseconds(isOpen ? 5 : 100))
+            usleep(isOpen ? 5_000 : 100_000) // no device: nothing to do until it is back
             return false
         }
         shared.withLock {
