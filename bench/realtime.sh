@@ -199,8 +199,8 @@ row() { # case label
   if [[ -n $mpd ]]; then
     vs_mpd=$(ratio "${cpu[$1]}" "$mpd")
     verdict=$(awk -v c="${cpu[$1]}" -v m="$mpd" -v g="${cpu[mpg123]:-0}" -v h="${hwm[$1]}" -v stream="$stream" '
-      BEGIN { miss = ""; if (stream != "" && c > 0.5 * m) miss = miss " >0.5×MPD"; if (stream == "" && c > m) miss = miss " >1.0×MPD"
-              if (stream != "" && c > 1.5 * g) miss = miss " >1.5×mpg123"
+      BEGIN { miss = ""; limit = stream != "" ? 0.5 : 1.0
+              if (c > limit * m) miss = miss sprintf(" >%.1f×MPD", limit); if (stream != "" && c > 1.5 * g) miss = miss " >1.5×mpg123"
               if (h > 20 * 1024) miss = miss " >20MiB"; print miss == "" ? "met" : "missed:" miss }')
   fi
   printf "%-40s %8s %8s %8s %7s %9s %7s  %s\n" "$2" "$(per_hour "${cpu[$1]}")" "$((rss[$1] / 1024))" \
