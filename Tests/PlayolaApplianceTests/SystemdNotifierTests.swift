@@ -203,8 +203,9 @@ final class SystemdNotifierTests: XCTestCase {
             // The render thread keeps writing (silence), but the decode thread's pass counter stands still.
             .feeds(0, progress: 7, at: 100),
             .feeds(48_000, progress: 8, at: 101),
-            .feeds(96_000, progress: 8, at: 101.5), // within the tolerance
-            .starves(144_000, progress: 8, at: 102.5),
+            .feeds(96_000, progress: 8, at: 101.5), // within the tolerance (two of the decode thread's steady looks)
+            .feeds(144_000, progress: 8, at: 102.5),
+            .starves(168_000, progress: 8, at: 103.5),
             .starves(192_000, progress: 8, at: 105),
             // Stopped on purpose: fed whatever the decode side does.
             .feeds(240_000, progress: 8, idle: true, at: 106),

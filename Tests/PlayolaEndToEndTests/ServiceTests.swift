@@ -269,7 +269,7 @@ final class ServiceTests: XCTestCase {
         // Only this service's pacing reader (alsa-lib execs it as the service's child): other tests' pv run beside it.
         let servicePID = String(service.process!.processIdentifier)
         try runTool("pkill", ["-STOP", "-P", servicePID, "-x", "pv"])
-        usleep(1_200_000)
+        usleep(2_200_000) // the gate's tolerance (2 s), and a little
         let stuckFrom = notify.messages.count
         usleep(2_000_000)
         XCTAssertFalse(notify.messages.dropFirst(stuckFrom).contains("WATCHDOG=1"), "no WATCHDOG while output is stuck")

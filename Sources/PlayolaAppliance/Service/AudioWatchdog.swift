@@ -4,9 +4,10 @@
 /// is judged by frames reaching the sink AND the decode thread completing passes — the render thread plays
 /// silence on its own, so frames alone would keep feeding it while nothing is decoded.
 struct WatchdogGate {
-    /// How long output may stand still while it should play before the gate withholds feeding. It covers
-    /// the start of playback (buffer priming, ALSA's start threshold) when a tick lands just after the
-    /// service stops being idle; a real stall lasts far longer.
+    /// How long output or the decode thread may stand still while it should play before the gate withholds
+    /// feeding. It covers the start of playback (buffer priming, ALSA's start threshold) when a tick lands
+    /// just after the service stops being idle, and the decode thread's steady pace (a pass a second while it
+    /// plays files: `LiveEngine.decodeInterval`) twice; a real stall lasts far longer.
     let stallTolerance: Double
 
     private var lastFrames: Int64?
@@ -14,7 +15,7 @@ struct WatchdogGate {
     /// When output last moved, or the service was last deliberately idle: the start of any stall.
     private var lastProgress = 0.0
 
-    init(stallTolerance: Double = 1) {
+    init(stallTolerance: Double = 2) {
         self.stallTolerance = stallTolerance
     }
 

@@ -12,6 +12,8 @@ extension LiveEngine {
     func decodeLoop() {
         let lookahead = Int64(mixRate) * 2
         let margin = Int64(Double(mixRate) * 0.1)
+        // The program clock takes a reading further off than this whole (`ProgramClock.follow`).
+        let jump = Int64(mixRate / 2)
         // A stream whose decoded audio runs low (a lost HLS segment, a slow network) is topped up at the
         // filling pace: what has arrived must not wait half a second in the stream's buffer while its ring
         // runs dry (HLSStreamTests: a lost segment is ridden over).
@@ -22,16 +24,27 @@ extension LiveEngine {
         while fromControl.running.load(ordering: .acquiring) {
             var hold: StreamHold?
             var streamLow = false
+            // A voice just opened holds a second (a quick start); one fading out frees its slot, and lets the
+            // device count as quiet (a rewound start, the idle close), only once retired: either is looked at
+            // again soon, not at the steady pace.
+            var lookSoon = false
             fromDecode.passes.add(1, ordering: .releasing)
             deliverDeviceEvents()
             guard anchorForDevice(&feed) else { continue }
             let cursor = fromRender.framesWritten.load(ordering: .acquiring)
-            let (program, programClock, started) = shared.withLock { ($0.program, $0.clock!, $0.started) }
+            let reading = currentHeardFrame()
+            let (program, programClock, started) = shared.withLock { state in
+                if let reading { state.clock!.follow(frame: reading.frame, heardAt: reading.at, jump: jump) }
+                return (state.program, state.clock!, state.started)
+            }
             // Voices whose spin left the program fade out, then retire; so do voices that played out.
             for index in 0..<slots.capacity where slots.state(index) == VoiceSlots.active {
                 switch slots.voice(index) {
                 case .stream(let voice):
-                    if let held = service(voice, slot: index) { hold = held }
+                    if let held = service(voice, slot: index) {
+                        hold = held
+                        lookSoon = lookSoon || voice.fadeOutRequested.load(ordering: .relaxed)
+                    }
                     streamLow = streamLow || voice.ring.availableToRead < lowStreamFrames
                 case .timeline(let voice):
                     // A linear look, not a set made at every pass: the program holds the few spins of the
@@ -46,6 +59,7 @@ extension LiveEngine {
                         slots.retire(index)
                     } else {
                         voice.fill(upTo: cursor - voice.startFrame + lookahead)
+                        lookSoon = lookSoon || voice.fadeOutRequested.load(ordering: .relaxed)
                     }
                 case nil:
                     break
@@ -60,23 +74,23 @@ extension LiveEngine {
             var skipped: (first: Spin, at: SpinPlacement, count: Int, clock: ProgramClock)?
             for entry in program where !started.contains(entry.spin.id) {
                 guard let file = entry.file else { continue }
-                var placing = programClock
-                if let reading = currentHeardFrame() { placing.reanchor(frame: reading.frame, heardAt: reading.at) }
                 let earliest = earliestStart(cursor: cursor, margin: margin)
-                guard let placement = placer.place(entry.spin, clock: placing, window: earliest.frame..<cursor + lookahead) else { continue }
-                shared.withLock { $0.clock = placing; $0.started.insert(entry.spin.id) }
+                guard let placement = placer.place(entry.spin, clock: programClock, window: earliest.frame..<cursor + lookahead) else { continue }
+                shared.withLock { _ = $0.started.insert(entry.spin.id) }
                 guard slots.hasFree else {
-                    skipped = (skipped?.first ?? entry.spin, skipped?.at ?? placement, (skipped?.count ?? 0) + 1, skipped?.clock ?? placing)
+                    skipped = (skipped?.first ?? entry.spin, skipped?.at ?? placement, (skipped?.count ?? 0) + 1, skipped?.clock ?? programClock)
                     continue
                 }
                 open(entry.spin, file: file, at: placement, replacingSilence: earliest.replacesSilence, placer: placer,
-                     reporter: reporter, clock: placing)
+                     reporter: reporter, clock: programClock)
+                lookSoon = true
             }
             if let skipped {
                 reporter.skipped(first: skipped.first, at: skipped.at, count: skipped.count, capacity: slots.capacity, clock: skipped.clock)
             }
             let filling = feed.connection != nil && feed.sounding == nil && !feed.failed
-            _ = decodeWake.wait(timeout: .now() + (filling || streamLow ? fillingInterval : decodeInterval))
+            let interval = filling || streamLow || lookSoon ? fillingInterval : feed.connection != nil ? streamInterval : decodeInterval
+            _ = decodeWake.wait(timeout: .now() + interval)
         }
     }
 
@@ -97,9 +111,10 @@ extension LiveEngine {
             usleep(isOpen ? 5_000 : 100_000) // no device: nothing to do until it is back
             return false
         }
+        guard let reading = currentHeardFrame() else { return false }
         shared.withLock {
             $0.started.removeAll()
-            $0.clock = ProgramClock(rate: mixRate, frame: fromRender.heardFrame.load(ordering: .acquiring), heardAt: clock.now())
+            $0.clock = ProgramClock(rate: mixRate, frame: reading.frame, heardAt: reading.at)
             $0.placedForDevice = device
         }
         return true

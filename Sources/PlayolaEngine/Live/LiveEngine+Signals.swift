@@ -8,7 +8,7 @@ extension LiveEngine {
     struct RenderPublished: ~Copyable, Sendable {
         /// Mix frames written to the device so far (taken back by a rewind).
         let framesWritten = Atomic<Int64>(0)
-        /// The latest (frames heard, monotonic µs) reading, for re-anchoring; 0 µs while no device has a reading.
+        /// The latest (frames heard, monotonic µs) reading, which the program clock follows; 0 µs while no device has a reading.
         let heardFrame = Atomic<Int64>(0)
         let heardMicros = Atomic<Int64>(0)
         /// A start from silence (bench/startup.sh): while the device holds only silence at its end, a spin placed

@@ -31,15 +31,17 @@ public final class LiveEngine: Sendable {
     /// Wakes the render thread from its wait for the device when a rewind is asked for (a start from silence).
     let renderWake = WakeEvent()
     /// Wakes the decode thread at once for a change (a program, a stream, a device); otherwise it looks
-    /// every `decodeInterval`, which the rings (2 s and more) cover four times over, and a spin due within the
-    /// 2 s lookahead is still placed 1.5 s ahead. Each wake-up costs more than the pass's own work (the
-    /// kernel's switch was the largest piece of the decode thread's CPU besides the decoder:
-    /// bench/PROFILE.md, issues 15 and 31), so it is not shorter; a stream filling its jitter buffer, or whose
-    /// decoded audio runs below 1.5 s, is looked at every `fillingInterval`, so it sounds as soon as the buffer
-    /// is full and what arrives reaches its ring before it runs dry. The appliance's watchdog
-    /// looks at `decodeProgress` every second and tolerates one second without a pass: keep it well under.
+    /// every `decodeInterval` while it plays files, which their 2 s rings cover twice over (a spin due within
+    /// the 2 s lookahead is still placed a second ahead), and every `streamInterval` while a stream is
+    /// connected (its drift loop reads the buffer at each look). Each wake-up costs more than the pass's own
+    /// work (the kernel's switch, and the decoder's code and tables fetched again into a cold cache: 20 looks
+    /// a second cost 7.6 s/h more than 2, bench/PROFILE.md), so it is not shorter. A stream filling its jitter
+    /// buffer, or whose decoded audio runs below 1.5 s, and a voice just opened, are looked at again after
+    /// `fillingInterval`, so a stream sounds as soon as its buffer is full and what arrives reaches a ring
+    /// before it runs dry. The appliance's watchdog tolerates two seconds without a pass: keep it under.
     let decodeWake = DispatchSemaphore(value: 0)
-    let decodeInterval = DispatchTimeInterval.milliseconds(500)
+    let decodeInterval = DispatchTimeInterval.milliseconds(1000)
+    let streamInterval = DispatchTimeInterval.milliseconds(500)
     let fillingInterval = DispatchTimeInterval.milliseconds(200)
     public let probeInterval: Double
     /// Seconds of silence with nothing to play after which the device is closed (nil: never).

@@ -3,9 +3,9 @@ import FoundationEssentials
 /// Maps wall-clock time to mix frames for live playback.
 ///
 /// The output's sample clock is the master: frames are heard at the device's pace, which drifts from
-/// the wall clock (100 ppm is 8.6 s a day). The mapping is re-anchored from a measurement — this mix
-/// frame is heard now — before each spin is placed, so drift never accumulates, and the correction
-/// lands on a spin boundary, where nothing already playing moves.
+/// the wall clock (100 ppm is 8.6 s a day). The mapping follows a measurement — this mix frame is heard
+/// now — at every look of the decode thread (`follow`), so drift never accumulates; a correction moves
+/// only spins placed after it, so nothing already playing moves.
 public struct ProgramClock: Sendable, Equatable {
     public let rate: Double
     public private(set) var anchorFrame: Int64
@@ -27,9 +27,16 @@ public struct ProgramClock: Sendable, Equatable {
         anchorTime.addingTimeInterval(Double(frame - anchorFrame) / rate)
     }
 
-    /// `frame` is being heard at `date` (frames written minus the device's delay, read now).
-    public mutating func reanchor(frame: Int64, heardAt date: Date) {
-        anchorFrame = frame
+    /// Takes in a reading, `frame` heard at `date` (frames written minus the device's delay, read then), a
+    /// `1/weight` part at a time. One reading is off by as much as a render period (when the device's delay
+    /// was read against when the reading is used), and spins placed on single readings moved against each
+    /// other by as much: the two of a crossfade up to 90 ms apart (HookTests). Drift moves the readings by a
+    /// fraction of a millisecond from one look to the next, which this follows within a few; a reading
+    /// further off than `jump` frames (the device stalled, a long xrun) is taken whole.
+    public mutating func follow(frame: Int64, heardAt date: Date, weight: Int64 = 32, jump: Int64) {
+        let predicted = self.frame(at: date)
+        let error = frame - predicted
+        anchorFrame = abs(error) > jump ? frame : predicted + error / weight
         anchorTime = date
     }
 }
