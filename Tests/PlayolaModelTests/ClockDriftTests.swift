@@ -58,7 +58,7 @@ final class ClockDriftTests: XCTestCase {
             while look <= airtime - 1.5 {
                 let reading = Int64((look * rate + Double.random(in: -jitter...jitter, using: &generator)).rounded())
                 followed.follow(frame: reading, heardAt: start.addingTimeInterval(look), jump: 24000)
-                raw.follow(frame: reading, heardAt: start.addingTimeInterval(look), weight: 1, jump: .max)
+                raw.follow(frame: reading, heardAt: start.addingTimeInterval(look), jump: 0)
                 look += 1
             }
             let at = start.addingTimeInterval(airtime)
@@ -82,11 +82,43 @@ final class ClockDriftTests: XCTestCase {
         XCTAssertEqual(clock.frame(at: at), 480_000 + 30000)
     }
 
+    /// The test card's pipe takes 0.4–0.5 s of audio in a burst its delay does not count (0.39 s here): the
+    /// readings after it lie that far off the first, on which the spins of the start were placed. The clock
+    /// slews towards them at 2 ms a second, so a spin placed 3 s after the last moves against it by 6 ms at
+    /// most; each reading taken whole would move it by the whole 0.39 s.
+    func testAStepInTheReadingsIsSlewedSoOneSpinMovesAgainstTheNextByMillisecondsOnly() {
+        let rate = 48000.0, burst = Int64(0.39 * rate), spacing = 3.0
+        func worstMove(slewed: Bool) -> Double {
+            var clock = ProgramClock(rate: 48000, frame: 0, heardAt: start)
+            // The first spin, placed on the first reading as the device opened.
+            var worst = 0.0, previous: Int64? = clock.frame(at: start), look = 0.2
+            for airtime in stride(from: spacing, through: 600, by: spacing) {
+                while look <= airtime - 1.5 {
+                    let reading = Int64((look * rate).rounded()) + burst
+                    clock.follow(frame: reading, heardAt: start.addingTimeInterval(look), jump: slewed ? 24000 : 0)
+                    look += 1
+                }
+                let placed = clock.frame(at: start.addingTimeInterval(airtime))
+                if let previous { worst = max(worst, abs(Double(placed - previous) / rate - spacing)) }
+                previous = placed
+            }
+            return worst
+        }
+        XCTAssertLessThanOrEqual(worstMove(slewed: true), 0.0061)
+        XCTAssertGreaterThan(worstMove(slewed: false), 0.3, "each reading taken whole")
+        // And on the readings' line within 2 ms five minutes on: 0.39 s at 2 ms a second is 195 s.
+        var clock = ProgramClock(rate: 48000, frame: 0, heardAt: start)
+        for look in 1...300 {
+            clock.follow(frame: Int64(look) * 48000 + burst, heardAt: start.addingTimeInterval(Double(look)), jump: 24000)
+        }
+        XCTAssertEqual(Double(clock.frame(at: start.addingTimeInterval(300))), Double(300 * 48000 + burst), accuracy: 0.002 * rate)
+    }
+
     func testACorrectionMovesOnlyWhatIsPlacedAfterIt() {
         let start = PlayolaDate.parse("2025-01-01T00:00:00Z")!
         var clock = ProgramClock(rate: 48000, frame: 0, heardAt: start)
         let placedBefore = clock.frame(at: start.addingTimeInterval(60))
-        clock.follow(frame: 48000 * 30 + 480, heardAt: start.addingTimeInterval(30), weight: 1, jump: .max) // device 10 ms ahead
+        clock.follow(frame: 48000 * 30 + 480, heardAt: start.addingTimeInterval(30), jump: 0) // device 10 ms ahead, taken whole
         XCTAssertEqual(placedBefore, 48000 * 60)
         XCTAssertEqual(clock.frame(at: start.addingTimeInterval(60)), 48000 * 60 + 480)
         XCTAssertEqual(clock.date(atFrame: 48000 * 60 + 480).timeIntervalSince(start), 60, accuracy: 1e-6)

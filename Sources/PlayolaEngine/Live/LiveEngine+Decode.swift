@@ -12,8 +12,9 @@ extension LiveEngine {
     func decodeLoop() {
         let lookahead = Int64(mixRate) * 2
         let margin = Int64(Double(mixRate) * 0.1)
-        // The program clock takes a reading further off than this whole (`ProgramClock.follow`).
-        let jump = Int64(mixRate / 2)
+        // The program clock steps to a reading further off than this, and slews to any other (`ProgramClock.follow`):
+        // more than the test card's first burst (0.4–0.5 s), less than a stall.
+        let jump = Int64(mixRate)
         // A stream whose decoded audio runs low (a lost HLS segment, a slow network) is topped up at the
         // filling pace: what has arrived must not wait half a second in the stream's buffer while its ring
         // runs dry (HLSStreamTests: a lost segment is ridden over).
