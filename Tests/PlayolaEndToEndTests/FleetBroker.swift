@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import XCTest
+import PlayolaTestSupport
 
 /// A real mosquitto on a free port of 127.0.0.1 for the fleet tests: TLS only, a client certificate required
 /// and its CN the client's user name (`use_identity_as_username`), and an ACL by which a box (CN = its device
@@ -184,7 +185,8 @@ final class FleetMonitor: @unchecked Sendable {
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            self?.take(handle.availableData)
+            guard let data = handle.readAvailable() else { return handle.readabilityHandler = nil }
+            self?.take(data)
         }
         try process.run()
         lock.lock()

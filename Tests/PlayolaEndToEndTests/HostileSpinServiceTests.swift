@@ -96,7 +96,7 @@ final class FakeAPI {
         server.standardOutput = output
         server.standardInput = lifeline
         try server.run()
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        let line = String(decoding: output.fileHandleForReading.readAvailable() ?? Data(), as: UTF8.self)
         guard line.hasPrefix("PORT "), let port = Int(line.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)) else {
             server.terminate()
             throw NSError(domain: "FakeAPI", code: 1, userInfo: [NSLocalizedDescriptionKey: "fake API said '\(line)'"])

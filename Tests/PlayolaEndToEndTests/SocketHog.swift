@@ -40,7 +40,7 @@ final class SocketHog {
         process.standardOutput = out
         process.standardInput = lifeline
         out.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
+            guard let data = handle.readAvailable() else { return handle.readabilityHandler = nil }
             output.state.withLock { state in
                 state.partial.append(data)
                 while let newline = state.partial.firstIndex(of: UInt8(ascii: "\n")) {

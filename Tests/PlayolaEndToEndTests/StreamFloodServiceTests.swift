@@ -74,7 +74,7 @@ final class StreamServerProcess {
         process.standardOutput = output
         process.standardInput = lifeline
         try process.run()
-        let ready = try JSONSerialization.jsonObject(with: output.fileHandleForReading.availableData) as? [String: Any]
+        let ready = try JSONSerialization.jsonObject(with: output.fileHandleForReading.readAvailable() ?? Data()) as? [String: Any]
         port = try XCTUnwrap(ready?["port"] as? Int)
     }
 

@@ -49,8 +49,7 @@ final class UpdateCommandTests: XCTestCase {
         // "Serving HTTP on 127.0.0.1 port 41234 (http://127.0.0.1:41234/) ..."
         var said = ""
         while !said.contains("\n") {
-            let data = out.fileHandleForReading.availableData
-            guard !data.isEmpty else { break }
+            guard let data = out.fileHandleForReading.readAvailable() else { break }
             said += String(decoding: data, as: UTF8.self)
         }
         let port = try XCTUnwrap(said.components(separatedBy: " port ").last?.split(separator: " ").first, said)

@@ -22,8 +22,7 @@ package final class SupportServer {
         try process.run()
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
+            guard let chunk = output.fileHandleForReading.readAvailable() else { break }
             line.append(chunk)
         }
         readyLine = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
