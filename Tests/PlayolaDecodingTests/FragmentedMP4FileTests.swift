@@ -10,13 +10,9 @@ import PlayolaTestSupport
 /// 2112 frames are dropped, as for any file that does not say: 1088 more than ffmpeg's 1024.
 final class FragmentedMP4FileTests: XCTestCase {
     func fixture(_ name: String, _ flags: [String]) throws -> String {
-        let path = Fixtures.directory + "/" + name
-        if !FileManager.default.fileExists(atPath: path) {
-            let wave = "0.25*sin(2*PI*440*t)"
-            try Fixtures.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "aevalsrc=\(wave)|\(wave):s=44100:d=5",
-                                        "-c:a", "aac", "-b:a", "128k"] + flags + ["-f", "mp4", path])
-        }
-        return path
+        let wave = "0.25*sin(2*PI*440*t)"
+        return try Fixtures.made(name, ffmpeg: ["-v", "error", "-y", "-f", "lavfi", "-i", "aevalsrc=\(wave)|\(wave):s=44100:d=5",
+                                                "-c:a", "aac", "-b:a", "128k"] + flags + ["-f", "mp4"])
     }
 
     func decodeAll(_ path: String, from frame: Int64 = 0) throws -> [Float] {

@@ -67,17 +67,12 @@ extension StreamDecoderTests {
     }
 
     func testOggOfAnotherCodecOrMoreChannelsIsNamed() throws {
-        let flac = Fixtures.directory + "/tone.oga"
-        if !FileManager.default.fileExists(atPath: flac) {
-            try Fixtures.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=440:d=1", "-c:a", "flac", "-f", "ogg", flac])
-        }
+        let flac = try Fixtures.made("tone.oga", ffmpeg: ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=440:d=1", "-c:a", "flac", "-f", "ogg"])
         XCTAssertThrowsError(try decode(try bytes(flac), format: .ogg, pieces: [4096])) { error in
             XCTAssertEqual("\(error)", "test: unsupported: an Ogg stream of FLAC (Vorbis and Opus play)")
         }
-        let surround = Fixtures.directory + "/surround.ogg"
-        if !FileManager.default.fileExists(atPath: surround) {
-            try Fixtures.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=440:d=1", "-ac", "6", "-c:a", "libvorbis", "-f", "ogg", surround])
-        }
+        let surround = try Fixtures.made("surround.ogg", ffmpeg: ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=440:d=1", "-ac", "6",
+                                                                  "-c:a", "libvorbis", "-f", "ogg"])
         XCTAssertThrowsError(try decode(try bytes(surround), format: .ogg, pieces: [4096])) { error in
             XCTAssertEqual("\(error)", "test: unsupported: a Vorbis stream of 6 channels (mono and stereo play)")
         }

@@ -26,8 +26,6 @@ package enum Fixtures {
         tags: [String] = []
     ) throws -> String {
         let fileName = name ?? "tone-\(Int(frequency))Hz-\(Int(seconds * 1000))ms-\(rate)-\(mono ? "mono" : "stereo").\(codec.rawValue)"
-        let path = directory + "/" + fileName
-        if FileManager.default.fileExists(atPath: path) { return path }
         let envelope = "min(1\\,t/0.002)*min(1\\,(\(seconds)-t)/0.02)"
         let channel = "\(amplitude)*sin(2*PI*\(frequency)*t)*\(envelope)"
         let source = "aevalsrc=\(mono ? channel : channel + "|" + channel):s=\(rate):d=\(seconds)"
@@ -42,7 +40,15 @@ package enum Fixtures {
         case .opus: arguments += ["-c:a", "libopus", "-b:a", "160k", "-f", "ogg"]
         }
         for tag in tags { arguments += ["-metadata", tag] }
-        // A part of this process's own, renamed over the name: tests in other processes may make the same tone.
+        return try made(fileName, ffmpeg: arguments)
+    }
+
+    /// The fixture `name` in the cache folder, made by ffmpeg with `arguments` (the output file left out) if it
+    /// is not there yet: into a part of this process's own, renamed over the name, since tests in other
+    /// processes may make the same file at once and read it (a file read while ffmpeg wrote it had no `moov`).
+    package static func made(_ name: String, ffmpeg arguments: [String]) throws -> String {
+        let path = directory + "/" + name
+        if FileManager.default.fileExists(atPath: path) { return path }
         let part = path + ".part-\(getpid())"
         try run("ffmpeg", arguments + [part])
         guard rename(part, path) == 0 else { throw NSError(domain: "Fixtures", code: Int(errno)) }
