@@ -22,8 +22,9 @@ for expected in 3 0; do
         mkdir -p "$TMPDIR/folder" && touch "$TMPDIR/folder/file"
         setsid bash -c "sleep 300; : $tag" </dev/null >/dev/null 2>&1 &
         bash -c "sleep 300; : $tag" </dev/null >/dev/null 2>&1 &
-        # A child is found by its command line only after its exec: look until both are there (the gate once looked too soon).
-        for _ in $(seq 50); do pgrep -f "sleep 300; : $tag" >"$4/started"; (($(wc -l <"$4/started") >= 2)) && break; sleep 0.1; done
+        # A child is found by its command line only after its exec: look until both are there (the gate looked too
+        # soon at 0.5 s, and once at 5 s, while the trixie roots were being built beside it).
+        for _ in $(seq 300); do pgrep -f "sleep 300; : $tag" >"$4/started"; (($(wc -l <"$4/started") >= 2)) && break; sleep 0.1; done
         if $root; then
             mkdir "$TMPDIR/mnt" && mount -t tmpfs "$tag" "$TMPDIR/mnt"
             truncate -s 1M "$TMPDIR/disk" && losetup -f --show "$TMPDIR/disk" >"$4/loop"
@@ -33,7 +34,8 @@ for expected in 3 0; do
     [[ $status -eq $expected ]] && pass "exit $expected comes through" || fail "exit $status, not $expected"
     tmpdir=$(cat "$work/tmpdir")
     [[ -n $tmpdir && ! -e $tmpdir ]] && pass "its TMPDIR ($tmpdir) is gone" || fail "its TMPDIR $tmpdir is left"
-    [[ $(wc -l <"$work/started") -eq 2 ]] && pass "the run started two processes" || fail "the run did not start its two processes"
+    [[ $(wc -l <"$work/started") -eq 2 ]] && pass "the run started two processes" ||
+        fail "the run did not start its two processes (found within 30 s: $(wc -l <"$work/started"))"
     left=$(pgrep -f "sleep 300; : $tag" || true)
     [[ -z $left ]] && pass "no process of the run is left (one was in a session of its own)" || fail "left running: $left"
     if $root; then
