@@ -22,8 +22,8 @@ for expected in 3 0; do
         mkdir -p "$TMPDIR/folder" && touch "$TMPDIR/folder/file"
         setsid bash -c "sleep 300; : $tag" </dev/null >/dev/null 2>&1 &
         bash -c "sleep 300; : $tag" </dev/null >/dev/null 2>&1 &
-        # A child is found by its command line only after its exec: look until both are there (the gate looked too
-        # soon at 0.5 s, and once at 5 s, while the trixie roots were being built beside it).
+        # A child is found by its command line only after its exec: look until both are there (a loaded gate run
+        # looked too soon at 0.5 s, and once found them missing after 5 s).
         for _ in $(seq 300); do pgrep -f "sleep 300; : $tag" >"$4/started"; (($(wc -l <"$4/started") >= 2)) && break; sleep 0.1; done
         if $root; then
             mkdir "$TMPDIR/mnt" && mount -t tmpfs "$tag" "$TMPDIR/mnt"
